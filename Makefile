@@ -1,0 +1,53 @@
+# mqlab: every target creates .venv and installs what it needs on first use.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+LAB_STAMP := $(VENV)/.installed-lab
+
+# PySpark workers must use the venv's interpreter; Spark warns about loopback host names without SPARK_LOCAL_IP;
+# mkdocs-material prints an end-of-life banner unless told not to.
+export PYSPARK_PYTHON := $(abspath $(BIN)/python)
+export SPARK_LOCAL_IP := 127.0.0.1
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: venv lint unit notebooks docs site-check test lab clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+notebooks: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env notebooks/
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+	@echo "site built in site/ (open site/index.html)"
+
+site-check: docs
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	$(BIN)/python tools/check_site.py site
+
+test: lint unit notebooks site-check
+
+$(LAB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'
+	touch $@
+
+lab: $(LAB_STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+clean:
+	rm -rf site .cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,83 @@
+"""A node's view of its runtime: clock, scheduler, randomness, host identity, time zone and trace.
+
+Java: none. Every piece of library code that RocketMQ would let read the clock, spawn a thread, draw a random
+number or look up the host asks one of these instead. A :class:`Runtime` is per node (a broker, a name server, a
+client process): in a simulation several nodes share one world and one virtual clock but each has its own identity,
+its own random stream and its own "static" state (:meth:`Runtime.singleton`).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from datetime import tzinfo
+from typing import Any, TypeVar
+
+from mqlab.runtime.clock import Clock
+from mqlab.runtime.host import HostIdentity
+from mqlab.runtime.scheduler import Scheduler
+from mqlab.runtime.trace import Trace
+
+T = TypeVar("T")
+
+
+class Runtime:
+    """Everything environmental a node needs, injected.
+
+    Attributes:
+        node: the node's name in traces (e.g. ``"broker-a"``).
+        clock: epoch-millisecond clock.
+        scheduler: timers, executors, futures, service loops.
+        random: this node's random stream (seeded per node in simulation).
+        host: ip, pid and class-loader hash.
+        tz: the time zone Java would take from the JVM (index file names, UNIQ_KEY month start, ``deleteWhen``).
+        trace: where :meth:`trace_event` records.
+        simulated: whether this runtime is the deterministic simulation.
+    """
+
+    def __init__(
+        self,
+        *,
+        node: str,
+        clock: Clock,
+        scheduler: Scheduler,
+        rng: random.Random,
+        host: HostIdentity,
+        tz: tzinfo,
+        trace: Trace,
+        simulated: bool,
+    ):
+        self.node = node
+        self.clock = clock
+        self.scheduler = scheduler
+        self.random = rng
+        self.host = host
+        self.tz = tz
+        self.trace = trace
+        self.simulated = simulated
+        self._singletons: dict[Any, Any] = {}
+        self._singletons_lock = threading.Lock()
+
+    def now_ms(self) -> int:
+        """Current time in epoch ms (Java: ``System.currentTimeMillis()``)."""
+        return self.clock.now_ms()
+
+    def trace_event(self, component: str, event: str, **fields: Any) -> None:
+        """Record one step of a call chain under this node's name."""
+        self.trace.record(self.clock.now_ms(), self.node, component, event, **fields)
+
+    def singleton(self, key: Any, factory: Callable[[], T]) -> T:
+        """This node's one instance for ``key`` (what Java keeps in static fields, one per JVM)."""
+        with self._singletons_lock:
+            if key not in self._singletons:
+                self._singletons[key] = factory()
+            return self._singletons[key]
+
+    def new_lock(self) -> threading.RLock:
+        """A re-entrant lock (in a simulation there is one thread, so it never blocks)."""
+        return threading.RLock()
+
+    def __repr__(self) -> str:
+        kind = "simulated" if self.simulated else "threaded"
+        return f"Runtime({kind}, node={self.node!r}, ip={self.host.ip}, pid={self.host.pid})"

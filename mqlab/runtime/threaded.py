@@ -1,0 +1,284 @@
+"""The threaded runtime: real threads, the wall clock, the machine's identity.
+
+Java: none (stands in for the JVM's threads, ``ScheduledExecutorService`` and ``System.currentTimeMillis``).
+Each :class:`~mqlab.common.service_thread.ServiceThread` gets its own daemon thread, timers run on a small pool, and
+futures block on condition variables.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from mqlab.runtime.clock import SystemClock
+from mqlab.runtime.host import HostIdentity
+from mqlab.runtime.runtime import Runtime
+from mqlab.runtime.scheduler import FutureTimeoutError
+from mqlab.runtime.trace import Trace
+
+if TYPE_CHECKING:
+    from mqlab.common.service_thread import ServiceThread
+
+T = TypeVar("T")
+
+
+class ThreadFuture(Generic[T]):
+    """A future completed from any thread; ``result`` blocks on a condition variable."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._done = False
+        self._result: T | None = None
+        self._exception: BaseException | None = None
+        self._callbacks: list[Callable[[ThreadFuture[T]], None]] = []
+
+    def done(self) -> bool:
+        """Whether completed."""
+        return self._done
+
+    def _complete(self, result: T | None, exc: BaseException | None) -> None:
+        with self._cond:
+            if self._done:
+                return
+            self._result, self._exception, self._done = result, exc, True
+            callbacks, self._callbacks = self._callbacks, []
+            self._cond.notify_all()
+        for fn in callbacks:
+            fn(self)
+
+    def set_result(self, value: T) -> None:
+        """Complete with ``value``."""
+        self._complete(value, None)
+
+    def set_exception(self, exc: BaseException) -> None:
+        """Complete with ``exc``."""
+        self._complete(None, exc)
+
+    def result(self, timeout_ms: int | None = None) -> T:
+        """Block until completed or ``timeout_ms`` passes."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._done, None if timeout_ms is None else timeout_ms / 1000):
+                raise FutureTimeoutError(f"no result within {timeout_ms} ms")
+        if self._exception is not None:
+            raise self._exception
+        return self._result  # type: ignore[return-value]
+
+    def exception(self) -> BaseException | None:
+        """The exception it completed with, if any (without waiting)."""
+        return self._exception
+
+    def add_done_callback(self, fn: Callable[[ThreadFuture[T]], None]) -> None:
+        """Call ``fn(self)`` on completion (now, if already complete)."""
+        with self._cond:
+            if not self._done:
+                self._callbacks.append(fn)
+                return
+        fn(self)
+
+
+class ThreadExecutor:
+    """A named thread pool."""
+
+    def __init__(self, name: str, threads: int):
+        self.name = name
+        self._pool = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix=name)
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> ThreadFuture[T]:
+        """Run ``fn(*args)`` on the pool."""
+        future: ThreadFuture[T] = ThreadFuture()
+
+        def task() -> None:
+            try:
+                future.set_result(fn(*args))
+            except Exception as exc:  # the task's failure belongs to its future
+                future.set_exception(exc)
+
+        self._pool.submit(task)
+        return future
+
+    def shutdown(self) -> None:
+        """Stop accepting tasks; running ones finish."""
+        self._pool.shutdown(wait=False)
+
+
+class _Timer:
+    __slots__ = ("cancelled", "fn", "name", "next_delay", "seq", "when")
+
+    def __init__(self, when: float, seq: int, fn: Callable[[], Any], name: str, next_delay):
+        self.when, self.seq, self.fn, self.name, self.next_delay = when, seq, fn, name, next_delay
+        self.cancelled = False
+
+    def __lt__(self, other: _Timer) -> bool:
+        return (self.when, self.seq) < (other.when, other.seq)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ThreadScheduler:
+    """Timers on one dispatcher thread (tasks run on a small pool), one thread per service."""
+
+    def __init__(self, clock: SystemClock, name: str = "mqlab", timer_threads: int = 4):
+        self.clock = clock
+        self.name = name
+        self._heap: list[_Timer] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._pool = ThreadPoolExecutor(max_workers=timer_threads, thread_name_prefix=f"{name}-timer")
+        self._closed = False
+        self._dispatcher = threading.Thread(target=self._dispatch, name=f"{name}-timers", daemon=True)
+        self._dispatcher.start()
+        self._services: dict[int, tuple[threading.Thread, threading.Event]] = {}
+
+    def now_ms(self) -> int:
+        """Wall-clock time."""
+        return self.clock.now_ms()
+
+    # -- timers ------------------------------------------------------------------------------------------------
+    def _push(self, delay_ms: float, fn: Callable[[], Any], name: str, next_delay=None) -> _Timer:
+        timer = _Timer(time.monotonic() + max(0.0, delay_ms) / 1000, next(self._seq), fn, name, next_delay)
+        with self._cond:
+            heapq.heappush(self._heap, timer)
+            self._cond.notify()
+        return timer
+
+    def _dispatch(self) -> None:
+        while True:
+            with self._cond:
+                while not self._closed and (not self._heap or self._heap[0].when > time.monotonic()):
+                    timeout = None if not self._heap else max(0.0, self._heap[0].when - time.monotonic())
+                    self._cond.wait(timeout)
+                if self._closed:
+                    return
+                timer = heapq.heappop(self._heap)
+            if not timer.cancelled:
+                self._pool.submit(self._run_timer, timer)
+
+    def _run_timer(self, timer: _Timer) -> None:
+        started = time.monotonic()
+        try:
+            timer.fn()
+        except Exception:  # a failing periodic task must not kill the schedule (Java logs and goes on)
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            if timer.next_delay is not None and not timer.cancelled and not self._closed:
+                delay = timer.next_delay(started)
+                timer.when = time.monotonic() + delay / 1000
+                timer.seq = next(self._seq)
+                with self._cond:
+                    heapq.heappush(self._heap, timer)
+                    self._cond.notify()
+
+    def call_later(self, delay_ms: int, fn: Callable[[], Any], *, name: str = "") -> _Timer:
+        """Run ``fn`` once after ``delay_ms``."""
+        return self._push(delay_ms, fn, name)
+
+    def schedule_at_fixed_rate(
+        self, initial_delay_ms: int, period_ms: int, fn: Callable[[], Any], *, name: str = ""
+    ) -> _Timer:
+        """Run every ``period_ms`` (start to start; an overrun delays the next run, never overlaps it)."""
+        return self._push(
+            initial_delay_ms,
+            fn,
+            name,
+            lambda started: max(0.0, (started + period_ms / 1000 - time.monotonic()) * 1000),
+        )
+
+    def schedule_with_fixed_delay(
+        self, initial_delay_ms: int, delay_ms: int, fn: Callable[[], Any], *, name: str = ""
+    ) -> _Timer:
+        """Run ``delay_ms`` after each run ends."""
+        return self._push(initial_delay_ms, fn, name, lambda started: delay_ms)
+
+    # -- executors, futures, sleeping ----------------------------------------------------------------------------
+    def new_executor(self, name: str, threads: int) -> ThreadExecutor:
+        """A real thread pool."""
+        return ThreadExecutor(name, threads)
+
+    def new_future(self) -> ThreadFuture[Any]:
+        """A thread-safe future."""
+        return ThreadFuture()
+
+    def sleep(self, ms: int) -> None:
+        """Block this thread."""
+        time.sleep(ms / 1000)
+
+    # -- services ------------------------------------------------------------------------------------------------
+    def start_service(self, service: ServiceThread) -> None:
+        """Start the service's own daemon thread."""
+        signal = threading.Event()
+        thread = threading.Thread(
+            target=self._service_loop, args=(service, signal), name=service.get_service_name(), daemon=True
+        )
+        self._services[id(service)] = (thread, signal)
+        thread.start()
+
+    def _service_loop(self, service: ServiceThread, signal: threading.Event) -> None:
+        while not service.is_stopped():
+            if service.notified:
+                signal.clear()
+            elif service.wakeup_interrupts_wait:
+                signal.wait(service.wait_interval_ms() / 1000)
+                signal.clear()
+            else:
+                time.sleep(service.wait_interval_ms() / 1000)
+            service.notified = False
+            if service.is_stopped():
+                break
+            service.on_wait_end()
+            service.run_once()
+        service.on_stopped()
+
+    def wake_service(self, service: ServiceThread) -> None:
+        """End the service's current wait."""
+        entry = self._services.get(id(service))
+        if entry is not None:
+            entry[1].set()
+
+    def stop_service(self, service: ServiceThread, join_timeout_ms: int) -> None:
+        """Wake the service so it sees it is stopped, and join its thread."""
+        entry = self._services.pop(id(service), None)
+        if entry is None:
+            return
+        thread, signal = entry
+        signal.set()
+        if thread is not threading.current_thread():
+            thread.join(join_timeout_ms / 1000)
+
+    def close(self) -> None:
+        """Stop the timer dispatcher and its pool."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class ThreadedRuntime:
+    """Factory for real runtimes."""
+
+    @staticmethod
+    def create(node: str, *, trace: Trace | None = None, seed: int | None = None) -> Runtime:
+        """A runtime on the wall clock with this machine's identity (``seed`` only fixes ``runtime.random``)."""
+        clock = SystemClock()
+        rng = random.Random(seed)
+        tz = datetime.now().astimezone().tzinfo
+        assert tz is not None
+        return Runtime(
+            node=node,
+            clock=clock,
+            scheduler=ThreadScheduler(clock, name=node),
+            rng=rng,
+            host=HostIdentity.of_this_machine(rng),
+            tz=tz,
+            trace=trace if trace is not None else Trace(origin_ms=clock.now_ms()),
+            simulated=False,
+        )
