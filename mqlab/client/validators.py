@@ -18,7 +18,7 @@ VALID_PATTERN_STR = "^[%|a-zA-Z0-9_-]+$"
 
 
 def check_group(group: str | None) -> None:
-    """Blank, longer than 255, or illegal characters → :class:`MQClientException`.
+    """Blank, longer than 255, or illegal characters → ``MQClientException``.
 
     Java: Validators#checkGroup
     """
@@ -34,7 +34,7 @@ def check_group(group: str | None) -> None:
 
 
 def check_topic(topic: str | None) -> None:
-    """Blank, longer than 127, or illegal characters (4.9.3's order) → :class:`MQClientException`.
+    """Blank, longer than 127, or illegal characters (4.9.3's order) → ``MQClientException``.
 
     Java: Validators#checkTopic
     """

@@ -3,10 +3,10 @@
 Java: org.apache.rocketmq.common.ServiceThread (rocketmq-all-4.9.3)
 
 Java's subclasses each write ``while (!isStopped()) { waitForRunning(interval); doWork(); }`` in ``run()``.
-mqlab splits that loop into named parts the runtime drives: :meth:`wait_interval_ms` (the argument of
-``waitForRunning``), :meth:`on_wait_end` and :meth:`run_once` (the body). The threaded runtime runs the loop on a
+mqlab splits that loop into named parts the runtime drives: ``wait_interval_ms`` (the argument of
+``waitForRunning``), ``on_wait_end`` and ``run_once`` (the body). The threaded runtime runs the loop on a
 thread of its own; the simulated runtime turns each wait into an event on the virtual clock, and a notebook can call
-:meth:`run_once` by hand to take one step.
+``run_once`` by hand to take one step.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ JOIN_TIME_MS = 90 * 1000
 
 
 class ServiceThread(ABC):
-    """A background loop. Subclasses implement :meth:`run_once` and usually :meth:`wait_interval_ms`.
+    """A background loop. Subclasses implement ``run_once`` and usually ``wait_interval_ms``.
 
     Args:
         runtime: the runtime whose scheduler runs the loop.
@@ -53,10 +53,11 @@ class ServiceThread(ABC):
         return 1000
 
     def on_wait_end(self) -> None:
-        """Hook run when a wait ends, before :meth:`run_once`.
+        """Hook run when a wait ends, before ``run_once``.
 
         Java: ServiceThread#onWaitEnd
         """
+        return  # most services have nothing to do here
 
     @abstractmethod
     def run_once(self) -> Any:
@@ -64,6 +65,7 @@ class ServiceThread(ABC):
 
     def on_stopped(self) -> None:
         """Hook run once on the service's own thread after the loop ends (threaded runtime)."""
+        return  # most services have nothing to finish
 
     def start(self) -> None:
         """Start the loop (once).

@@ -48,7 +48,7 @@ class TopicConfig:
 
     @classmethod
     def decode(cls, text: str) -> TopicConfig:
-        """Parse :meth:`encode`'s output.
+        """Parse ``encode``'s output.
 
         Java: TopicConfig#decode
         """

@@ -6,8 +6,14 @@ Left out: disk usage (the runtime reports it), process and network lookups (the 
 
 from __future__ import annotations
 
+import unicodedata
 import zlib
 from datetime import datetime, tzinfo
+
+# Characters ``Character.isWhitespace`` accepts besides the Unicode space separators (Zs, Zl, Zp), and the
+# no-break spaces it refuses. Python's ``str.isspace`` differs on both sides (it accepts U+00A0 and U+0085).
+_JAVA_EXTRA_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
+_JAVA_NO_BREAK_SPACES = frozenset("\u00a0\u2007\u202f")
 
 
 def crc32(data: bytes | None) -> int:
@@ -29,7 +35,7 @@ def bytes2string(data: bytes) -> str:
 
 
 def string2bytes(hex_string: str | None) -> bytes | None:
-    """Inverse of :func:`bytes2string`; ``None`` for ``None`` or ``""`` as in Java.
+    """Inverse of ``bytes2string``; ``None`` for ``None`` or ``""`` as in Java.
 
     Java: UtilAll#string2bytes
     """
@@ -95,12 +101,19 @@ def uncompress(data: bytes) -> bytes:
     return zlib.decompress(data)
 
 
+def _java_is_whitespace(ch: str) -> bool:
+    """``Character.isWhitespace`` for one character."""
+    if ch in _JAVA_EXTRA_WHITESPACE:
+        return True
+    return unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in _JAVA_NO_BREAK_SPACES
+
+
 def is_blank(s: str | None) -> bool:
-    """``None``, empty, or whitespace only.
+    """``None``, empty, or whitespace only, by Java's ``Character.isWhitespace`` (so U+00A0 is not blank).
 
     Java: UtilAll#isBlank
     """
-    return s is None or s.strip() == ""
+    return s is None or all(_java_is_whitespace(ch) for ch in s)
 
 
 def ip_to_ipv4_str(ip: bytes) -> str | None:
@@ -114,10 +127,11 @@ def ip_to_ipv4_str(ip: bytes) -> str | None:
 
 
 def ip_to_ipv6_str(ip: bytes) -> str | None:
-    """Full, uncompressed IPv6 text of 16 raw bytes, lower-case groups without leading zeros trimmed away.
+    """Full IPv6 text of 16 raw bytes: eight groups of four lower-case hex digits, zeros kept, no ``::``.
 
-    Java: UtilAll#ipToIPv6Str (eight ``%x`` groups joined by ``:``; no ``::`` compression)
+    Java: UtilAll#ipToIPv6Str (each byte is written as two hex digits, so ``fe80::1`` reads
+    ``fe80:0000:0000:0000:0000:0000:0000:0001``)
     """
     if len(ip) != 16:
         return None
-    return ":".join(f"{int.from_bytes(ip[i : i + 2], 'big'):x}" for i in range(0, 16, 2))
+    return ":".join(f"{ip[i]:02x}{ip[i + 1]:02x}" for i in range(0, 16, 2))

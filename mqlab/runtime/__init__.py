@@ -1,7 +1,7 @@
 """The two runtimes mqlab runs on: threaded (real) and simulated (deterministic).
 
 Java: none (teaching infrastructure). RocketMQ reads the wall clock, spawns threads and opens sockets wherever it
-likes; mqlab's library code asks a :class:`~mqlab.runtime.runtime.Runtime` instead, so the same code can run on
+likes; mqlab's library code asks a ``Runtime`` instead, so the same code can run on
 real threads or inside a single-threaded discrete-event simulation where a seed fixes every byte.
 """
 

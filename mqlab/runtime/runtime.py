@@ -1,9 +1,9 @@
 """A node's view of its runtime: clock, scheduler, randomness, host identity, time zone and trace.
 
 Java: none. Every piece of library code that RocketMQ would let read the clock, spawn a thread, draw a random
-number or look up the host asks one of these instead. A :class:`Runtime` is per node (a broker, a name server, a
+number or look up the host asks one of these instead. A ``Runtime`` is per node (a broker, a name server, a
 client process): in a simulation several nodes share one world and one virtual clock but each has its own identity,
-its own random stream and its own "static" state (:meth:`Runtime.singleton`).
+its own random stream and its own "static" state (``singleton``).
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ class Runtime:
         random: this node's random stream (seeded per node in simulation).
         host: ip, pid and class-loader hash.
         tz: the time zone Java would take from the JVM (index file names, UNIQ_KEY month start, ``deleteWhen``).
-        trace: where :meth:`trace_event` records.
+        trace: where ``trace_event`` records.
         simulated: whether this runtime is the deterministic simulation.
+        total_physical_memory: RAM in bytes, for the store's "message is on disk, not in page cache" guess (Java:
+            ``StoreUtil.TOTAL_PHYSICAL_MEMORY_SIZE``; 24 GiB, Java's fallback, in a simulation).
     """
 
     def __init__(
@@ -47,6 +49,7 @@ class Runtime:
         tz: tzinfo,
         trace: Trace,
         simulated: bool,
+        total_physical_memory: int = 24 * 1024**3,
     ):
         self.node = node
         self.clock = clock
@@ -56,6 +59,7 @@ class Runtime:
         self.tz = tz
         self.trace = trace
         self.simulated = simulated
+        self.total_physical_memory = total_physical_memory
         self._singletons: dict[Any, Any] = {}
         self._singletons_lock = threading.Lock()
 

@@ -3,7 +3,7 @@
 Java: none (stands in for ``ScheduledExecutorService``, ``ExecutorService``, ``CompletableFuture``,
 ``CountDownLatch`` and the thread inside each ``ServiceThread``).
 
-Both runtimes implement :class:`Scheduler`. The threaded one uses real threads and the wall clock. The simulated one
+Both runtimes implement ``Scheduler``. The threaded one uses real threads and the wall clock. The simulated one
 is a single-threaded discrete-event loop over a virtual clock: timers and tasks are events ordered by (time, sequence
 number), and a *blocking* call (``Future.result``, ``Scheduler.sleep``) runs the loop inline until the awaited thing
 happens or the virtual timeout passes. That is how RocketMQ's blocking client API (``send`` returns a ``SendResult``)
@@ -50,7 +50,7 @@ class Future(Protocol[T]):
         ...
 
     def result(self, timeout_ms: int | None = None) -> T:
-        """Wait for the result (raising :class:`FutureTimeoutError` after ``timeout_ms``)."""
+        """Wait for the result (raising ``FutureTimeoutError`` after ``timeout_ms``)."""
         ...
 
     def add_done_callback(self, fn: Callable[[Future[T]], None]) -> None:

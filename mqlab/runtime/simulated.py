@@ -101,7 +101,7 @@ class SimFuture(Generic[T]):
             self._complete()
 
     def result(self, timeout_ms: int | None = None) -> T:
-        """Run the simulation until completed, or raise :class:`FutureTimeoutError` after ``timeout_ms``."""
+        """Run the simulation until completed, or raise ``FutureTimeoutError`` after ``timeout_ms``."""
         if not self._done:
             self._world.run_until(self.done, timeout_ms=timeout_ms)
         if not self._done:
@@ -186,7 +186,7 @@ class _ServiceDriver:
 
 
 class SimScheduler:
-    """The :class:`~mqlab.runtime.scheduler.Scheduler` of a simulated world (shared by all its nodes)."""
+    """The ``Scheduler`` of a simulated world (shared by all its nodes)."""
 
     def __init__(self, world: SimulatedWorld):
         self.world = world
@@ -220,9 +220,7 @@ class SimScheduler:
         self, initial_delay_ms: int, period_ms: int, fn: Callable[[], Any], *, name: str = ""
     ) -> _PeriodicHandle:
         """Run every ``period_ms`` from start to start (late runs are not bunched up, as in Java)."""
-        return self._periodic(
-            initial_delay_ms, lambda started: max(0, started + period_ms - self.now_ms()), fn, name
-        )
+        return self._periodic(initial_delay_ms, lambda started: max(0, started + period_ms - self.now_ms()), fn, name)
 
     def schedule_with_fixed_delay(
         self, initial_delay_ms: int, delay_ms: int, fn: Callable[[], Any], *, name: str = ""

@@ -1,7 +1,7 @@
 """The threaded runtime: real threads, the wall clock, the machine's identity.
 
 Java: none (stands in for the JVM's threads, ``ScheduledExecutorService`` and ``System.currentTimeMillis``).
-Each :class:`~mqlab.common.service_thread.ServiceThread` gets its own daemon thread, timers run on a small pool, and
+Each ``ServiceThread`` gets its own daemon thread, timers run on a small pool, and
 futures block on condition variables.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import random
 import threading
 import time
@@ -281,4 +282,12 @@ class ThreadedRuntime:
             tz=tz,
             trace=trace if trace is not None else Trace(origin_ms=clock.now_ms()),
             simulated=False,
+            total_physical_memory=_physical_memory(),
         )
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 24 * 1024**3  # Java's StoreUtil fallback

@@ -37,7 +37,7 @@ def _format_value(value: Any) -> str:
 
 
 class Trace:
-    """An append-only list of :class:`TraceEvent`, safe to record into from several threads.
+    """An append-only list of ``TraceEvent``, safe to record into from several threads.
 
     Args:
         origin_ms: printed times are relative to this (the start of the run).
@@ -86,7 +86,7 @@ class Trace:
         ]
 
     def lines(self, component: str | Iterable[str] | None = None, node: str | None = None) -> list[str]:
-        """Formatted lines of :meth:`events`."""
+        """Formatted lines of ``events``."""
         return [e.format(self.origin_ms) for e in self.events(component, node)]
 
     def dump(self, component: str | Iterable[str] | None = None, node: str | None = None) -> str:

@@ -12,12 +12,13 @@ from mqlab.common.message.message_ext import MessageExt
 class MessageExtBrokerInner(MessageExt):
     """The store's input: ``properties_string`` is what gets written, ``tags_code`` what the ConsumeQueue gets."""
 
-    __slots__ = ("properties_string", "tags_code")
+    __slots__ = ("encoded_buff", "properties_string", "tags_code")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.properties_string: str = ""
         self.tags_code = 0
+        self.encoded_buff: bytes | None = None  # the record pre-encoded outside the put lock
 
     @classmethod
     def bare(cls) -> MessageExtBrokerInner:

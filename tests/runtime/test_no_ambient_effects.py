@@ -28,7 +28,10 @@ def test_no_wall_clock_randomness_or_sockets(path):
             problems += [a.name for a in node.names if a.name.split(".")[0] in FORBIDDEN_MODULES]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in FORBIDDEN_MODULES:
             problems.append(node.module)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if (node.value.id, node.attr) in FORBIDDEN_CALLS:
-                problems.append(f"{node.value.id}.{node.attr}")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and (node.value.id, node.attr) in FORBIDDEN_CALLS
+        ):
+            problems.append(f"{node.value.id}.{node.attr}")
     assert not problems, f"{path.name} reaches for the machine directly: {problems}"

@@ -30,15 +30,20 @@ class InetSocketAddress:
     def _ip(self) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
         return ipaddress.ip_address(self.host)
 
-    @property
+    @cached_property
     def is_ipv6(self) -> bool:
         """Whether the address is IPv6 (then it takes 16 bytes in a record, else 4)."""
         return self._ip.version == 6
 
-    @property
+    @cached_property
     def address_bytes(self) -> bytes:
         """The raw address: 4 bytes (IPv4) or 16 bytes (IPv6), as ``InetAddress#getAddress``."""
         return self._ip.packed
+
+    @cached_property
+    def field_bytes(self) -> bytes:
+        """Address bytes then the port as a 4-byte int: a record's host field and the head of a message id."""
+        return self.address_bytes + self.port.to_bytes(4, "big")
 
     @classmethod
     def from_bytes(cls, address: bytes, port: int) -> InetSocketAddress:

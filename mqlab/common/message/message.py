@@ -2,7 +2,7 @@
 
 Java: org.apache.rocketmq.common.message.Message (rocketmq-all-4.9.3)
 
-The property map is a :class:`~mqlab.common.jdk.hash_map.JavaHashMap`, because its iteration order decides the bytes
+The property map is a ``JavaHashMap``, because its iteration order decides the bytes
 of the stored properties string. Like Java, the map is created on the first put, and every constructor puts ``WAIT``.
 """
 
@@ -12,6 +12,13 @@ from collections.abc import Iterable
 
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message import message_const as mc
+
+# ``String#trim`` removes every character up to U+0020 (control characters included), not Unicode whitespace.
+_JAVA_TRIM_CHARS = "".join(chr(c) for c in range(0x21))
+
+
+def _java_trim(s: str) -> str:
+    return s.strip(_JAVA_TRIM_CHARS)
 
 
 class Message:
@@ -91,12 +98,12 @@ class Message:
         """
         if name in mc.STRING_HASH_SET:
             raise ValueError(f"The Property<{name}> is used by system, input another please")
-        if value is None or not value.strip() or name is None or not name.strip():
+        if value is None or not _java_trim(value) or name is None or not _java_trim(name):
             raise ValueError("The name or value of property can not be null or blank string!")
         self.put_property(name, value)
 
     def get_user_property(self, name: str) -> str | None:
-        """Same as :meth:`get_property`.
+        """Same as ``get_property``.
 
         Java: Message#getUserProperty
         """
@@ -130,7 +137,7 @@ class Message:
         Java: Message#setKeys
         """
         if not isinstance(keys, str):
-            keys = "".join(k + mc.KEY_SEPARATOR for k in keys).strip()
+            keys = _java_trim("".join(k + mc.KEY_SEPARATOR for k in keys))
         self.put_property(mc.PROPERTY_KEYS, keys)
 
     def get_delay_time_level(self) -> int:

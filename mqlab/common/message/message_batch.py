@@ -17,7 +17,7 @@ class MessageBatchError(ValueError):
 
 
 class MessageBatch(Message):
-    """A message whose body is the batch encoding of its inner messages (see :func:`encode`)."""
+    """A message whose body is the batch encoding of its inner messages (see ``encode``)."""
 
     __slots__ = ("messages",)
 

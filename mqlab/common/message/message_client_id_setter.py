@@ -5,7 +5,7 @@ Java: org.apache.rocketmq.common.message.MessageClientIDSetter (rocketmq-all-4.9
 Layout (IPv4: 16 bytes = 32 hex characters; IPv6: 28 bytes = 56): ip (4|16) + pid (short) + class-loader hash (int)
 + milliseconds since the start of the current month (int, local time zone) + counter (short). Java keeps the first
 three parts and the counter in static fields, one per JVM; mqlab keeps them on one instance per runtime node
-(:meth:`MessageClientIDSetter.for_runtime`), and takes the ip, pid, clock and time zone from that runtime so a
+(``for_runtime``), and takes the ip, pid, clock and time zone from that runtime so a
 simulation produces the same ids every run.
 """
 

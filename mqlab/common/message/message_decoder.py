@@ -2,17 +2,18 @@
 
 Java: org.apache.rocketmq.common.message.MessageDecoder (rocketmq-all-4.9.3)
 
-The record layout itself is declared once in :mod:`mqlab.common.message.message_record_layout`; this module turns
-records into :class:`MessageExt` objects and back. Where 4.9.3's decoder is silent about bad input (it catches
-everything and returns null), mqlab raises a :class:`~mqlab.common.message.message_errors.MessageFormatError`
-naming the field and the byte position; :func:`decodes` keeps Java's lenient "stop at the first bad record" unless
+The record layout itself is declared once in ``message_record_layout``; this module turns
+records into ``MessageExt`` objects and back. Where 4.9.3's decoder is silent about bad input (it catches
+everything and returns null), mqlab raises a ``MessageFormatError``
+naming the field and the byte position; ``decodes`` keeps Java's lenient "stop at the first bad record" unless
 asked to be strict.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from mqlab.common import util_all
 from mqlab.common.jdk.hash_map import JavaHashMap
@@ -51,7 +52,7 @@ def create_message_id(store_host: InetSocketAddress, commit_log_offset: int) -> 
 
     Java: MessageDecoder#createMessageId
     """
-    raw = store_host.address_bytes + struct.pack(">iq", store_host.port, commit_log_offset)
+    raw = store_host.field_bytes + commit_log_offset.to_bytes(8, "big", signed=True)
     return util_all.bytes2string(raw)
 
 
@@ -90,12 +91,15 @@ def message_properties2string(properties: Mapping[str, str | None] | None) -> st
     return "".join(parts)[:-1]  # drop the last separator, as Java's deleteCharAt does
 
 
-def string2message_properties(properties: str | None) -> JavaHashMap[str, str]:
+def string2message_properties(properties: str | None, map_factory: Callable[[], Any] = JavaHashMap) -> Any:
     """Parse a properties string leniently: segments without a non-empty name and value are skipped.
+
+    ``map_factory`` makes the result map: a ``JavaHashMap`` (Java's HashMap order, the default) or, on hot
+    paths that only look values up, a plain ``dict``.
 
     Java: MessageDecoder#string2messageProperties
     """
-    result: JavaHashMap[str, str] = JavaHashMap()
+    result = map_factory()
     if properties is None:
         return result
     length, index = len(properties), 0
@@ -166,7 +170,7 @@ def decode(
     check_crc: bool = False,
     where: str = "",
 ) -> MessageExt:
-    """Decode the record at ``offset`` into a :class:`MessageExt` (a :class:`MessageClientExt` for clients).
+    """Decode the record at ``offset`` into a ``MessageExt`` (a ``MessageClientExt`` for clients).
 
     ``msg.store_size`` is the record's length, so the next record starts at ``offset + msg.store_size``.
 
@@ -216,7 +220,7 @@ def decode(
 
 
 def client_decode(buf: bytes | memoryview, offset: int = 0, read_body: bool = True) -> MessageExt:
-    """Decode as a client does: a :class:`MessageClientExt`, body inflated.
+    """Decode as a client does: a ``MessageClientExt``, body inflated.
 
     Java: MessageDecoder#clientDecode
     """
@@ -267,7 +271,7 @@ def encode_message(message: Message) -> bytes:
 
 
 def encode_messages(messages: Iterable[Message]) -> bytes:
-    """Concatenate :func:`encode_message` of each message.
+    """Concatenate ``encode_message`` of each message.
 
     Java: MessageDecoder#encodeMessages
     """

@@ -59,14 +59,14 @@ class MessageExt(Message):
 
         Java: MessageExt#getBornHostBytes
         """
-        return self.born_host.address_bytes + self.born_host.port.to_bytes(4, "big")
+        return self.born_host.field_bytes
 
     def get_store_host_bytes(self) -> bytes:
         """STOREHOSTADDRESS field bytes: address (4 or 16) + port (int).
 
         Java: MessageExt#getStoreHostBytes
         """
-        return self.store_host.address_bytes + self.store_host.port.to_bytes(4, "big")
+        return self.store_host.field_bytes
 
     def set_born_host_v6_flag(self) -> None:
         """Mark the born host as IPv6 (20-byte field).

@@ -97,7 +97,7 @@ _PREFIX_FORMAT = {FieldKind.BODY: ">i", FieldKind.TOPIC: ">b", FieldKind.PROPERT
 
 def host_width(sys_flag: int, v6_flag: int) -> int:
     """Bytes taken by a host field: 8 (IPv4) or 20 (IPv6)."""
-    return 20 if sys_flag & v6_flag else 8
+    return 20 if sys_flag & int(v6_flag) else 8
 
 
 def _width(f: RecordField, sys_flag: int, lengths: dict[str, int]) -> int:
@@ -136,13 +136,21 @@ def position_of(name: str, sys_flag: int = 0) -> int:
     raise KeyError(name)
 
 
+def _overhead(sys_flag: int) -> int:
+    last = spans(sys_flag)[-1]
+    return last.offset + last.width
+
+
+# Bytes of a record with an empty body, topic and properties, per combination of the two IPv6 bits (91/103/115).
+_OVERHEAD = {flags: _overhead(flags) for flags in (0, 0x10, 0x20, 0x30)}
+
+
 def cal_msg_length(sys_flag: int, body_length: int, topic_length: int, properties_length: int) -> int:
-    """Total record length.
+    """Total record length (91 + body + topic + properties with IPv4 hosts; +12 per IPv6 host).
 
     Java: CommitLog#calMsgLength
     """
-    last = spans(sys_flag, body_length, topic_length, properties_length)[-1]
-    return last.offset + last.width
+    return _OVERHEAD[sys_flag & 0x30] + max(body_length, 0) + topic_length + max(properties_length, 0)
 
 
 # Positions RocketMQ names as constants (Java: MessageDecoder.*_POSTION, QUEUE_OFFSET_POSITION, SYSFLAG_POSITION).
@@ -187,11 +195,17 @@ class CommitLogRecord:
 
 _HEAD = struct.Struct(">iiiiiqqiq")  # fields 1..9, 48 bytes
 _MIDDLE = struct.Struct(">iq")  # fields 13..14
+_INT = struct.Struct(">i")
+# Plain ints for the hot paths: IntFlag arithmetic costs microseconds per operation.
+_BORN_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG)
+_STORE_V6 = int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)
+_LONG = struct.Struct(">q")
+_SHORT = struct.Struct(">h")
 
 
 def _check_host(record: CommitLogRecord, f: RecordField) -> None:
     host: InetSocketAddress = getattr(record, f.attr)
-    if host.is_ipv6 != bool(record.sys_flag & f.v6_flag):
+    if host.is_ipv6 != bool(record.sys_flag & int(f.v6_flag)):
         raise ValueError(
             f"{f.name} is {'IPv6' if host.is_ipv6 else 'IPv4'} but SYSFLAG bit {f.v6_flag:#x} says otherwise"
         )
@@ -229,11 +243,9 @@ def encode(record: CommitLogRecord) -> bytes:
             record.sys_flag,
             record.born_timestamp,
         ),
-        born.address_bytes,
-        born.port.to_bytes(4, "big"),
+        born.field_bytes,
         record.store_timestamp.to_bytes(8, "big", signed=True),
-        store.address_bytes,
-        store.port.to_bytes(4, "big"),
+        store.field_bytes,
         _MIDDLE.pack(record.reconsume_times, record.prepared_transaction_offset),
         len(record.body).to_bytes(4, "big"),
         record.body,
@@ -245,43 +257,56 @@ def encode(record: CommitLogRecord) -> bytes:
     return b"".join(parts)
 
 
-class _Reader:
-    """Bounds-checked reads that name the field and the absolute position when the buffer runs out."""
+@dataclass(slots=True)
+class RawRecord:
+    """The fields of one record as read, hosts still as raw bytes (the store's dispatch path needs no objects)."""
 
-    __slots__ = ("base", "buf", "end", "pos", "where")
+    total_size: int
+    body_crc: int
+    queue_id: int
+    flag: int
+    queue_offset: int
+    physical_offset: int
+    sys_flag: int
+    born_timestamp: int
+    born_host: bytes  # address bytes + 4-byte port, as stored
+    store_timestamp: int
+    store_host: bytes
+    reconsume_times: int
+    prepared_transaction_offset: int
+    body_length: int
+    body: bytes | None  # None when the body was not read
+    topic: bytes
+    properties: bytes
 
-    def __init__(self, buf: bytes | memoryview, pos: int, end: int, where: str, base: int):
-        self.buf, self.pos, self.end, self.where, self.base = buf, pos, end, where, base
 
-    def take(self, n: int, name: str) -> bytes:
-        if n < 0 or self.pos + n > self.end:
-            raise TruncatedRecordError(
-                f"record needs {n} more bytes for {name} but only {self.end - self.pos} remain",
-                field=name,
-                position=self.base + self.pos,
-                where=self.where,
-            )
-        data = bytes(self.buf[self.pos : self.pos + n])
-        self.pos += n
-        return data
+def _truncated(name: str, need: int, have: int, position: int, where: str) -> TruncatedRecordError:
+    return TruncatedRecordError(
+        f"record needs {need} bytes for {name} but only {max(have, 0)} remain",
+        field=name,
+        position=position,
+        where=where,
+    )
 
 
-def decode(
-    buf: bytes | memoryview, offset: int = 0, *, read_body: bool = True, where: str = "", base: int = 0
-) -> tuple[CommitLogRecord, int]:
-    """Read one message record at ``offset``; return it and the offset just past it.
+def decode_raw(
+    buf: bytes | bytearray | memoryview, offset: int = 0, *, read_body: bool = True, where: str = "", base: int = 0
+) -> RawRecord:
+    """Read one message record at ``offset`` without building host objects (the fast path).
 
-    ``base`` is added to positions in error messages (e.g. the file's start offset in the CommitLog).
+    ``base`` is added to positions in error messages (e.g. the segment's start offset in the CommitLog).
 
     Raises:
-        TruncatedRecordError: the buffer ends inside the record.
+        TruncatedRecordError: the buffer (or the record's own TOTALSIZE) ends inside a field.
         BadMagicCodeError: MAGICCODE is not the message magic (a blank record is reported as such).
-        RecordSizeMismatchError: TOTALSIZE disagrees with the field lengths.
+        RecordSizeMismatchError: TOTALSIZE disagrees with the field lengths, or a length is negative.
     """
     end = len(buf)
-    reader = _Reader(buf, offset, end, where, base)
-    head = _HEAD.unpack(reader.take(_HEAD.size, "TOTALSIZE..BORNTIMESTAMP"))
-    total, magic = head[0], head[1]
+    if offset + _HEAD.size > end:
+        raise _truncated("TOTALSIZE..BORNTIMESTAMP", _HEAD.size, end - offset, base + offset, where)
+    total, magic, body_crc, queue_id, flag, queue_offset, physical_offset, sys_flag, born_ts = _HEAD.unpack_from(
+        buf, offset
+    )
     if magic != MESSAGE_MAGIC_CODE:
         what = "a blank (end-of-file) record" if magic == BLANK_MAGIC_CODE else f"magic code {magic & 0xFFFFFFFF:#010x}"
         raise BadMagicCodeError(
@@ -292,53 +317,110 @@ def decode(
         )
     if total <= _HEAD.size or offset + total > end:
         raise TruncatedRecordError(
-            f"TOTALSIZE says {total} bytes but {end - offset} remain in the buffer",
+            f"TOTALSIZE says {total} bytes but {end - offset} remain",
             field="TOTALSIZE",
             position=base + offset,
             where=where,
         )
-    reader.end = offset + total  # nothing of this record may be read past its own TOTALSIZE
-    sys_flag = head[7]
-    record = CommitLogRecord(
-        total_size=total,
-        magic_code=magic,
-        body_crc=head[2],
-        queue_id=head[3],
-        flag=head[4],
-        queue_offset=head[5],
-        physical_offset=head[6],
-        sys_flag=sys_flag,
-        born_timestamp=head[8],
-    )
-    born_len = 16 if sys_flag & MessageSysFlag.BORNHOST_V6_FLAG else 4
-    addr = reader.take(born_len, "BORNHOST")
-    record.born_host = InetSocketAddress.from_bytes(addr, int.from_bytes(reader.take(4, "BORNHOST"), "big"))
-    record.store_timestamp = int.from_bytes(reader.take(8, "STORETIMESTAMP"), "big", signed=True)
-    store_len = 16 if sys_flag & MessageSysFlag.STOREHOSTADDRESS_V6_FLAG else 4
-    addr = reader.take(store_len, "STOREHOSTADDRESS")
-    record.store_host = InetSocketAddress.from_bytes(addr, int.from_bytes(reader.take(4, "STOREHOSTADDRESS"), "big"))
-    record.reconsume_times, record.prepared_transaction_offset = _MIDDLE.unpack(
-        reader.take(_MIDDLE.size, "RECONSUMETIMES")
-    )
-    for kind, attr, name in (
-        (FieldKind.BODY, "body", "BODY"),
-        (FieldKind.TOPIC, "topic", "TOPIC"),
-        (FieldKind.PROPERTIES, "properties", "PROPERTIES"),
-    ):
-        (length,) = struct.unpack(_PREFIX_FORMAT[kind], reader.take(_PREFIX_WIDTH[kind], name))
-        if length < 0:
-            raise RecordSizeMismatchError(
-                f"{name} length is negative ({length})", field=name, position=base + reader.pos, where=where
-            )
-        if attr == "body" and not read_body:
-            reader.take(length, name)
-            continue
-        setattr(record, attr, reader.take(length, name))
-    if reader.pos != offset + total:
+    limit = offset + total
+    pos = offset + _HEAD.size
+    born_w = 20 if sys_flag & _BORN_V6 else 8
+    store_w = 20 if sys_flag & _STORE_V6 else 8
+    fixed_rest = born_w + 8 + store_w + _MIDDLE.size + 4
+    if pos + fixed_rest > limit:
+        raise _truncated("BORNHOST..BODYLENGTH", fixed_rest, limit - pos, base + pos, where)
+    born_host = bytes(buf[pos : pos + born_w])
+    pos += born_w
+    (store_ts,) = _LONG.unpack_from(buf, pos)
+    pos += 8
+    store_host = bytes(buf[pos : pos + store_w])
+    pos += store_w
+    reconsume_times, prepared = _MIDDLE.unpack_from(buf, pos)
+    pos += _MIDDLE.size
+    (body_len,) = _INT.unpack_from(buf, pos)
+    pos += 4
+    if body_len < 0:
         raise RecordSizeMismatchError(
-            f"TOTALSIZE says {total} bytes but the fields end after {reader.pos - offset}",
+            f"BODY length is negative ({body_len})", field="BODY", position=base + pos, where=where
+        )
+    if pos + body_len + 1 > limit:
+        raise _truncated("BODY", body_len + 1, limit - pos, base + pos, where)
+    body = bytes(buf[pos : pos + body_len]) if read_body else None
+    pos += body_len
+    topic_len = buf[pos]
+    if topic_len > TOPIC_MAX_BYTES:
+        raise RecordSizeMismatchError(
+            f"TOPIC length is negative ({topic_len - 256})", field="TOPIC", position=base + pos, where=where
+        )
+    pos += 1
+    if pos + topic_len + 2 > limit:
+        raise _truncated("TOPIC", topic_len + 2, limit - pos, base + pos, where)
+    topic = bytes(buf[pos : pos + topic_len])
+    pos += topic_len
+    (props_len,) = _SHORT.unpack_from(buf, pos)
+    pos += 2
+    if props_len < 0:
+        raise RecordSizeMismatchError(
+            f"PROPERTIES length is negative ({props_len})", field="PROPERTIES", position=base + pos, where=where
+        )
+    if pos + props_len > limit:
+        raise _truncated("PROPERTIES", props_len, limit - pos, base + pos, where)
+    properties = bytes(buf[pos : pos + props_len])
+    pos += props_len
+    if pos != limit:
+        raise RecordSizeMismatchError(
+            f"TOTALSIZE says {total} bytes but the fields end after {pos - offset}",
             field="TOTALSIZE",
             position=base + offset,
             where=where,
         )
-    return record, reader.pos
+    return RawRecord(
+        total,
+        body_crc,
+        queue_id,
+        flag,
+        queue_offset,
+        physical_offset,
+        sys_flag,
+        born_ts,
+        born_host,
+        store_ts,
+        store_host,
+        reconsume_times,
+        prepared,
+        body_len,
+        body,
+        topic,
+        properties,
+    )
+
+
+def host_from_field(raw: bytes) -> InetSocketAddress:
+    """An address object from a stored host field (address bytes + 4-byte port)."""
+    return InetSocketAddress.from_bytes(raw[:-4], int.from_bytes(raw[-4:], "big"))
+
+
+def decode(
+    buf: bytes | bytearray | memoryview, offset: int = 0, *, read_body: bool = True, where: str = "", base: int = 0
+) -> tuple[CommitLogRecord, int]:
+    """Read one message record at ``offset``; return it and the offset just past it (see ``decode_raw``)."""
+    raw = decode_raw(buf, offset, read_body=read_body, where=where, base=base)
+    record = CommitLogRecord(
+        queue_id=raw.queue_id,
+        flag=raw.flag,
+        queue_offset=raw.queue_offset,
+        physical_offset=raw.physical_offset,
+        sys_flag=raw.sys_flag,
+        born_timestamp=raw.born_timestamp,
+        born_host=host_from_field(raw.born_host),
+        store_timestamp=raw.store_timestamp,
+        store_host=host_from_field(raw.store_host),
+        reconsume_times=raw.reconsume_times,
+        prepared_transaction_offset=raw.prepared_transaction_offset,
+        body=raw.body if raw.body is not None else b"",
+        topic=raw.topic,
+        properties=raw.properties,
+        body_crc=raw.body_crc,
+        total_size=raw.total_size,
+    )
+    return record, offset + raw.total_size

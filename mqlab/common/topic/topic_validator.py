@@ -3,8 +3,8 @@
 Java: org.apache.rocketmq.common.topic.TopicValidator (rocketmq-all-4.9.3)
 
 Java answers by writing a code and remark into the response and returning a boolean; here the checks return the
-``(code, remark)`` a broker would answer with, or ``None`` when the topic passes, and :func:`check_topic` raises
-:class:`InvalidTopicError` carrying the same pair.
+``(code, remark)`` a broker would answer with, or ``None`` when the topic passes, and ``check_topic`` raises
+``InvalidTopicError`` carrying the same pair.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def validate_topic(topic: str | None) -> tuple[ResponseCode, str] | None:
 
 
 def check_topic(topic: str | None) -> str:
-    """Raise :class:`InvalidTopicError` if :func:`validate_topic` fails; return the topic otherwise."""
+    """Raise ``InvalidTopicError`` if ``validate_topic`` fails; return the topic otherwise."""
     failure = validate_topic(topic)
     if failure is not None:
         raise InvalidTopicError(topic, *failure)

@@ -1,0 +1,1 @@
+"""NameServer-side common classes (org.apache.rocketmq.common.namesrv)."""

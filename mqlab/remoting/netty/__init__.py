@@ -1,0 +1,1 @@
+"""Netty transport settings of the remoting layer (org.apache.rocketmq.remoting.netty)."""

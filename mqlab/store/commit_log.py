@@ -1,0 +1,531 @@
+"""Append-only log shared by every topic; every message lands here first.
+
+All topics share one sequence of fixed-size segments (a ``MappedFileQueue``). Appends are serialised by the
+put-message lock; a reader finds a record by its physical offset and learns its size from its first 4 bytes.
+
+Java: org.apache.rocketmq.store.CommitLog (rocketmq-all-4.9.3)
+Promoted inner classes: DefaultAppendMessageCallback, MessageExtEncoder, GroupCommitService, GroupCommitRequest,
+FlushRealTimeService, CommitRealTimeService (each in its own module)
+Left out: DLedger, LMQ multi-dispatch, HA replication (SYNC_MASTER waits are answered PUT_OK)
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mqlab.common import util_all
+from mqlab.common.message import message_const as mc
+from mqlab.common.message import message_record_layout as layout
+from mqlab.common.message.message_decoder import string2message_properties
+from mqlab.common.message.message_errors import MessageFormatError
+from mqlab.common.message.message_ext_batch import MessageExtBatch
+from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.store.append_message_status import AppendMessageStatus
+from mqlab.store.commit_real_time_service import CommitRealTimeService
+from mqlab.store.config.flush_disk_type import FlushDiskType
+from mqlab.store.default_append_message_callback import DefaultAppendMessageCallback
+from mqlab.store.dispatch_request import DispatchRequest
+from mqlab.store.flush_disk_watcher import FlushDiskWatcher
+from mqlab.store.flush_real_time_service import FlushRealTimeService
+from mqlab.store.group_commit_request import GroupCommitRequest
+from mqlab.store.group_commit_service import GroupCommitService
+from mqlab.store.mapped_file_queue import MappedFileQueue
+from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
+from mqlab.store.message_ext_encoder import MessageExtEncoder, MessageSizeExceededError
+from mqlab.store.put_message_result import PutMessageResult
+from mqlab.store.put_message_status import PutMessageStatus
+from mqlab.store.select_mapped_buffer_result import SelectMappedBufferResult
+
+if TYPE_CHECKING:
+    from mqlab.runtime.runtime import Runtime
+    from mqlab.store.config.message_store_config import MessageStoreConfig
+    from mqlab.store.store_checkpoint import StoreCheckpoint
+    from mqlab.store.transient_store_pool import TransientStorePool
+
+MESSAGE_MAGIC_CODE = layout.MESSAGE_MAGIC_CODE
+BLANK_MAGIC_CODE = layout.BLANK_MAGIC_CODE
+_TRAN_MASK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
+_TRAN_PREPARED = int(MessageSysFlag.TRANSACTION_PREPARED_TYPE)
+_TRAN_ROLLBACK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
+_BORN_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG)
+_STORE_V6 = int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)
+_INT = struct.Struct(">i")
+_LONG = struct.Struct(">q")
+
+
+class CommitLog:
+    """The CommitLog of one store.
+
+    Args:
+        config: the store configuration (paths, sizes, flush settings).
+        runtime: clock, scheduler, futures and trace.
+        checkpoint: updated with the store time of flushed data.
+        transient_store_pool: when enabled, new segments borrow a write buffer from it.
+    """
+
+    def __init__(
+        self,
+        config: MessageStoreConfig,
+        runtime: Runtime,
+        checkpoint: StoreCheckpoint,
+        transient_store_pool: TransientStorePool | None = None,
+    ):
+        self.config = config
+        self.runtime = runtime
+        self.checkpoint = checkpoint
+        self.transient_store_pool = transient_store_pool
+        use_pool = transient_store_pool is not None and config.is_transient_store_pool_enable()
+        self.mapped_file_queue = MappedFileQueue(
+            config.store_path_commit_log,
+            config.mapped_file_size_commit_log,
+            runtime=runtime,
+            transient_store_pool_provider=(lambda: transient_store_pool) if use_pool else None,
+        )
+        self.topic_queue_table: dict[str, int] = {}
+        self.append_message_callback = DefaultAppendMessageCallback(config.max_message_size, self.topic_queue_table)
+        self.encoder = MessageExtEncoder(config.max_message_size)
+        self.put_message_lock = threading.RLock()
+        self.begin_time_in_lock = 0
+        self.confirm_offset = -1
+        self.flush_disk_watcher = FlushDiskWatcher(runtime)
+        self.flush_commit_log_service: GroupCommitService | FlushRealTimeService
+        if config.flush_disk_type is FlushDiskType.SYNC_FLUSH:
+            self.flush_commit_log_service = GroupCommitService(runtime, self.mapped_file_queue, checkpoint)
+        else:
+            self.flush_commit_log_service = FlushRealTimeService(runtime, config, self.mapped_file_queue, checkpoint)
+        self.commit_log_service = CommitRealTimeService(
+            runtime, config, self.mapped_file_queue, self.flush_commit_log_service
+        )
+        # Set by the store: the delay-level hook (ScheduleMessageService) and its max level, when present.
+        self.max_delay_level: Callable[[], int] | None = None
+        self.compute_deliver_timestamp: Callable[[int, int], int] | None = None
+
+    # -- life cycle ----------------------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Map the existing segments. Java: CommitLog#load."""
+        self.mapped_file_queue.load()
+
+    def start(self) -> None:
+        """Start the flush service (and the commit service with TransientStorePool). Java: CommitLog#start."""
+        self.flush_commit_log_service.start()
+        if self.config.is_transient_store_pool_enable():
+            self.commit_log_service.start()
+
+    def shutdown(self) -> None:
+        """Stop the services (each flushes what is left). Java: CommitLog#shutdown."""
+        if self.config.is_transient_store_pool_enable():
+            self.commit_log_service.shutdown()
+            if self.runtime.simulated:
+                self.commit_log_service.on_stopped()
+        self.flush_commit_log_service.shutdown()
+        if self.runtime.simulated:
+            self.flush_commit_log_service.on_stopped()
+
+    def flush(self) -> int:
+        """Commit and flush everything now; returns the flushed offset. Java: CommitLog#flush."""
+        self.mapped_file_queue.commit(0)
+        self.mapped_file_queue.flush(0)
+        return self.mapped_file_queue.flushed_where
+
+    # -- offsets -------------------------------------------------------------------------------------------------
+    def get_max_offset(self) -> int:
+        """End of the readable data. Java: CommitLog#getMaxOffset."""
+        return self.mapped_file_queue.get_max_offset()
+
+    def get_min_offset(self) -> int:
+        """Start of the first segment still available (-1 when empty). Java: CommitLog#getMinOffset."""
+        first = self.mapped_file_queue.get_first_mapped_file()
+        if first is None:
+            return -1
+        if first.available:
+            return first.file_from_offset
+        return self.roll_next_file(first.file_from_offset)
+
+    def roll_next_file(self, offset: int) -> int:
+        """Start of the segment after the one holding ``offset``. Java: CommitLog#rollNextFile."""
+        size = self.config.mapped_file_size_commit_log
+        return offset + size - offset % size
+
+    def remain_how_many_data_to_flush(self) -> int:
+        """Bytes not yet flushed. Java: CommitLog#remainHowManyDataToFlush."""
+        return self.mapped_file_queue.remain_how_many_data_to_flush()
+
+    # -- putting -------------------------------------------------------------------------------------------------
+    def _completed(self, value: Any):
+        future = self.runtime.scheduler.new_future()
+        future.set_result(value)
+        return future
+
+    def async_put_message(self, msg: MessageExtBrokerInner):
+        """Append one message; the returned future completes once the flush policy is satisfied.
+
+        Java: CommitLog#asyncPutMessage
+        """
+        msg.store_timestamp = self.runtime.now_ms()
+        msg.body_crc = util_all.crc32(msg.body)
+        if msg.born_host.is_ipv6:
+            msg.sys_flag |= _BORN_V6
+        if msg.store_host.is_ipv6:
+            msg.sys_flag |= _STORE_V6
+        encoded = self.encoder.encode(msg)
+        if isinstance(encoded, PutMessageResult):
+            return self._completed(encoded)
+        msg.encoded_buff = encoded
+        return self._put_under_lock(msg, self.mapped_file_queue.get_last_mapped_file)
+
+    def async_put_messages(self, batch: MessageExtBatch):
+        """Append a batch (all in one segment); illegal for transactional or delayed batches.
+
+        Java: CommitLog#asyncPutMessages
+        """
+        batch.store_timestamp = self.runtime.now_ms()
+        if batch.sys_flag & _TRAN_MASK:
+            return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL))
+        if batch.get_delay_time_level() > 0:
+            return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL))
+        if batch.born_host.is_ipv6:
+            batch.sys_flag |= _BORN_V6
+        if batch.store_host.is_ipv6:
+            batch.sys_flag |= _STORE_V6
+        try:
+            batch.encoded_buff, _count = self.encoder.encode_batch(batch)
+        except MessageSizeExceededError:
+            return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL))
+        return self._put_under_lock(batch, self.mapped_file_queue.get_last_mapped_file)
+
+    def _put_under_lock(self, msg: Any, last_file):
+        unlock_mapped_file = None
+        with self.put_message_lock:
+            begin = self.runtime.now_ms()
+            self.begin_time_in_lock = begin
+            try:
+                msg.store_timestamp = begin
+                mapped_file = last_file()
+                if mapped_file is None or mapped_file.is_full():
+                    mapped_file = self.mapped_file_queue.get_last_mapped_file(0, need_create=True)
+                if mapped_file is None:
+                    return self._completed(PutMessageResult(PutMessageStatus.CREATE_MAPEDFILE_FAILED))
+                result = mapped_file.append_message(msg, self.append_message_callback)
+                if result.status is AppendMessageStatus.END_OF_FILE:
+                    unlock_mapped_file = mapped_file
+                    self.runtime.trace_event(
+                        "CommitLog", "endOfFile", file=mapped_file.file.name, blank=result.wrote_bytes
+                    )
+                    mapped_file = self.mapped_file_queue.get_last_mapped_file(0, need_create=True)
+                    if mapped_file is None:
+                        return self._completed(PutMessageResult(PutMessageStatus.CREATE_MAPEDFILE_FAILED, result))
+                    result = mapped_file.append_message(msg, self.append_message_callback)
+                if result.status in (
+                    AppendMessageStatus.MESSAGE_SIZE_EXCEEDED,
+                    AppendMessageStatus.PROPERTIES_SIZE_EXCEEDED,
+                ):
+                    return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL, result))
+                if result.status is not AppendMessageStatus.PUT_OK:
+                    return self._completed(PutMessageResult(PutMessageStatus.UNKNOWN_ERROR, result))
+            finally:
+                self.begin_time_in_lock = 0
+        del unlock_mapped_file  # warm-mapped-file unlocking (mlock) has no equivalent here
+        if self.runtime.trace.enabled:
+            self.runtime.trace_event(
+                "CommitLog",
+                "putMessage",
+                topic=msg.topic,
+                queueId=msg.queue_id,
+                queueOffset=result.logics_offset,
+                wroteOffset=result.wrote_offset,
+                size=result.wrote_bytes,
+            )
+        put_result = PutMessageResult(PutMessageStatus.PUT_OK, result)
+        flush_future = self.submit_flush_request(result, msg)
+        if flush_future is None:
+            return self._completed(put_result)
+        combined = self.runtime.scheduler.new_future()
+
+        def on_flush(future) -> None:
+            status = future.result(0)
+            if status is not PutMessageStatus.PUT_OK:
+                put_result.put_message_status = status
+            combined.set_result(put_result)
+
+        flush_future.add_done_callback(on_flush)
+        return combined
+
+    def submit_flush_request(self, result, msg: Any):
+        """SYNC_FLUSH with WAIT: queue a group commit and return its future; otherwise wake the flusher.
+
+        Java: CommitLog#submitFlushRequest (returns ``None`` for "already PUT_OK")
+        """
+        if self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH:
+            service = self.flush_commit_log_service
+            if msg.is_wait_store_msg_ok():
+                request = GroupCommitRequest(
+                    result.wrote_offset + result.wrote_bytes,
+                    self.runtime.now_ms() + self.config.sync_flush_timeout,
+                    self.runtime.scheduler.new_future(),
+                )
+                self.flush_disk_watcher.add(request)
+                assert isinstance(service, GroupCommitService)
+                service.put_request(request)
+                return request.future()
+            service.wakeup()
+            return None
+        if self.config.is_transient_store_pool_enable():
+            self.commit_log_service.wakeup()
+        else:
+            self.flush_commit_log_service.wakeup()
+        return None
+
+    # -- reading -------------------------------------------------------------------------------------------------
+    def get_data(self, offset: int, return_first_on_not_found: bool = False) -> SelectMappedBufferResult | None:
+        """Readable bytes from ``offset`` to the end of its segment. Java: CommitLog#getData."""
+        size = self.config.mapped_file_size_commit_log
+        mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset, return_first_on_not_found)
+        if mapped_file is None:
+            return None
+        return mapped_file.select_mapped_buffer(offset % size)
+
+    def get_message(self, offset: int, size: int) -> SelectMappedBufferResult | None:
+        """Exactly ``size`` bytes at ``offset`` (one record). Java: CommitLog#getMessage."""
+        mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset, offset == 0)
+        if mapped_file is None:
+            return None
+        return mapped_file.select_mapped_buffer(offset % self.config.mapped_file_size_commit_log, size)
+
+    def pickup_store_timestamp(self, offset: int, size: int) -> int:
+        """STORETIMESTAMP of the record at ``offset`` (-1 if not readable). Java: CommitLog#pickupStoreTimestamp."""
+        if offset < self.get_min_offset():
+            return -1
+        result = self.get_message(offset, size)
+        if result is None:
+            return -1
+        (sys_flag,) = _INT.unpack_from(result.data, layout.SYSFLAG_POSITION)
+        return _LONG.unpack_from(result.data, layout.store_timestamp_position(sys_flag & _BORN_V6))[0]
+
+    # -- checking records (recovery and reput) -------------------------------------------------------------------
+    def check_message_and_return_size(
+        self, buf: Any, pos: int, check_crc: bool, read_body: bool = True, *, base: int = 0
+    ) -> DispatchRequest:
+        """Judge the bytes at ``pos``: a record (size > 0), the blank end of a segment (0) or garbage (-1).
+
+        Java: CommitLog#checkMessageAndReturnSize. Where Java only logs, ``reason`` says what was wrong.
+        """
+        if pos + 8 > len(buf):
+            return DispatchRequest(-1, False, reason=f"only {len(buf) - pos} bytes left at {base + pos}")
+        total, magic = struct.unpack_from(">ii", buf, pos)
+        if magic == BLANK_MAGIC_CODE:
+            return DispatchRequest(0, True)
+        if magic == 0 and total == 0:
+            return DispatchRequest(-1, False, reason="")  # never-written (zero) bytes: the end of the data
+        if magic != MESSAGE_MAGIC_CODE:
+            return DispatchRequest(-1, False, reason=f"no record at {base + pos} (magic {magic & 0xFFFFFFFF:#010x})")
+        try:
+            raw = layout.decode_raw(buf, pos, read_body=read_body or check_crc, base=base)
+        except MessageFormatError as exc:
+            size = total if "TOTALSIZE says" in str(exc) and total > 0 and pos + total <= len(buf) else -1
+            return DispatchRequest(size, False, reason=str(exc))
+        if check_crc and raw.body_length > 0 and util_all.crc32(raw.body) != raw.body_crc:
+            return DispatchRequest(-1, False, reason=f"body CRC mismatch in the record at {base + pos}")
+        topic = raw.topic.decode("utf-8", "replace")
+        properties = None
+        tags_code = 0
+        keys = ""
+        uniq_key = None
+        if raw.properties:
+            properties = string2message_properties(raw.properties.decode("utf-8", "replace"), dict)
+            keys = properties.get(mc.PROPERTY_KEYS)
+            uniq_key = properties.get(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
+            tags = properties.get(mc.PROPERTY_TAGS)
+            if tags:
+                tags_code = MessageExtBrokerInner.tags_string2tags_code(tags)
+            tags_code = self._delay_tags_code(topic, properties, raw.store_timestamp, tags_code)
+        return DispatchRequest(
+            raw.total_size,
+            True,
+            topic=topic,
+            queue_id=raw.queue_id,
+            commit_log_offset=raw.physical_offset,
+            tags_code=tags_code,
+            store_timestamp=raw.store_timestamp,
+            consume_queue_offset=raw.queue_offset,
+            keys=keys,
+            uniq_key=uniq_key,
+            sys_flag=raw.sys_flag,
+            prepared_transaction_offset=raw.prepared_transaction_offset,
+            properties_map=properties,
+        )
+
+    def _delay_tags_code(self, topic: str, properties: dict[str, str], store_timestamp: int, tags_code: int) -> int:
+        """For SCHEDULE_TOPIC_XXXX the tags code is the deliver time (needs the schedule service's levels)."""
+        delay = properties.get(mc.PROPERTY_DELAY_TIME_LEVEL)
+        if topic != "SCHEDULE_TOPIC_XXXX" or delay is None or self.max_delay_level is None:
+            return tags_code
+        try:
+            level = min(int(delay), self.max_delay_level())
+        except ValueError:
+            return tags_code
+        if level > 0 and self.compute_deliver_timestamp is not None:
+            return self.compute_deliver_timestamp(level, store_timestamp)
+        return tags_code
+
+    # -- recovery ------------------------------------------------------------------------------------------------
+    def _scan(self, start_index: int, check_crc: bool, on_record: Callable[[DispatchRequest], None] | None):
+        """Walk records from segment ``start_index``; return (stop offset, the failing request or None)."""
+        files = self.mapped_file_queue.mapped_files
+        index = start_index
+        mapped_file = files[index]
+        pos = 0
+        while True:
+            buf = mapped_file.slice_byte_buffer()
+            request = self.check_message_and_return_size(buf, pos, check_crc, base=mapped_file.file_from_offset)
+            if request.success and request.msg_size > 0:
+                if on_record is not None:
+                    on_record(request)
+                pos += request.msg_size
+            elif request.success:
+                index += 1
+                if index >= len(files):
+                    break
+                mapped_file = files[index]
+                pos = 0
+            else:
+                return mapped_file.file_from_offset + pos, request
+        return mapped_file.file_from_offset + pos, None
+
+    def recover_normally(
+        self, max_phy_offset_of_consume_queue: int, truncate_logics: Callable[[int], None]
+    ) -> RecoveryOutcome:
+        """After a clean shutdown: check the last three segments and cut after the last good record.
+
+        Java: CommitLog#recoverNormally
+
+        Returns:
+            What recovery did.
+        """
+        files = self.mapped_file_queue.mapped_files
+        if not files:
+            return self._recover_empty(truncate_logics)
+        process_offset, failure = self._scan(max(len(files) - 3, 0), self.config.check_crc_on_recover, None)
+        return self._finish_recovery(
+            "normal", process_offset, failure, max_phy_offset_of_consume_queue, truncate_logics
+        )
+
+    def recover_abnormally(
+        self,
+        max_phy_offset_of_consume_queue: int,
+        truncate_logics: Callable[[int], None],
+        do_dispatch: Callable[[DispatchRequest], None],
+        min_timestamp: int,
+    ) -> RecoveryOutcome:
+        """After a crash: start at the newest segment whose first record is older than the checkpoint, re-dispatch.
+
+        Java: CommitLog#recoverAbnormally (and #isMappedFileMatchedRecover)
+        """
+        files = self.mapped_file_queue.mapped_files
+        if not files:
+            return self._recover_empty(truncate_logics)
+        index = len(files) - 1
+        while index >= 0 and not self.is_mapped_file_matched_recover(files[index], min_timestamp):
+            index -= 1
+        index = max(index, 0)
+        self.runtime.trace_event("CommitLog", "recoverAbnormallyFrom", file=files[index].file.name)
+
+        def redispatch(request: DispatchRequest) -> None:
+            if not self.config.duplication_enable or request.commit_log_offset < self.confirm_offset:
+                do_dispatch(request)
+
+        process_offset, failure = self._scan(index, self.config.check_crc_on_recover, redispatch)
+        return self._finish_recovery(
+            "abnormal", process_offset, failure, max_phy_offset_of_consume_queue, truncate_logics
+        )
+
+    def is_mapped_file_matched_recover(self, mapped_file, min_timestamp: int) -> bool:
+        """Whether the segment's first record is a message stored at or before ``min_timestamp``.
+
+        Java: CommitLog#isMappedFileMatchedRecover (``min_timestamp`` is the checkpoint's, chosen by the caller)
+        """
+        buf = mapped_file.slice_byte_buffer()
+        if _INT.unpack_from(buf, layout.MESSAGE_MAGIC_CODE_POSITION)[0] != MESSAGE_MAGIC_CODE:
+            return False
+        (sys_flag,) = _INT.unpack_from(buf, layout.SYSFLAG_POSITION)
+        (store_timestamp,) = _LONG.unpack_from(buf, layout.store_timestamp_position(sys_flag & _BORN_V6))
+        return store_timestamp != 0 and store_timestamp <= min_timestamp
+
+    def _recover_empty(self, truncate_logics: Callable[[int], None]):
+        self.mapped_file_queue.flushed_where = 0
+        self.mapped_file_queue.committed_where = 0
+        return RecoveryOutcome("empty", 0, None, [], destroy_logics=True)
+
+    def _finish_recovery(self, mode, process_offset, failure, max_phy_offset_of_consume_queue, truncate_logics):
+        mfq = self.mapped_file_queue
+        dropped_bytes = max(mfq.get_max_wrote_position() - process_offset, 0)
+        last = mfq.get_last_mapped_file()
+        if last is not None and last.wrote_position == last.file_size:
+            # Loaded files count as full: measure what really follows the stop point instead.
+            dropped_bytes = self._non_zero_tail(process_offset)
+        mfq.flushed_where = process_offset
+        mfq.committed_where = process_offset
+        removed = mfq.truncate_dirty_files(process_offset)
+        if max_phy_offset_of_consume_queue >= process_offset:
+            truncate_logics(process_offset)
+        reason = failure.reason if failure is not None and failure.reason else None
+        outcome = RecoveryOutcome(mode, process_offset, reason, removed, dropped_bytes)
+        self.runtime.trace_event(
+            "CommitLog",
+            "recovered",
+            mode=mode,
+            maxOffset=process_offset,
+            stoppedBecause=outcome.stopped_because or "end of data",
+            removedFiles=len(removed),
+        )
+        return outcome
+
+    def _non_zero_tail(self, offset: int) -> int:
+        """Bytes from ``offset`` up to the last non-zero byte of each later segment (what truncation cuts)."""
+        dropped = 0
+        size = self.config.mapped_file_size_commit_log
+        for mapped_file in self.mapped_file_queue.mapped_files:
+            start = max(offset - mapped_file.file_from_offset, 0)
+            if start < size:
+                dropped += max(_last_non_zero(mapped_file.slice_byte_buffer(), start, size) - start, 0)
+        return dropped
+
+
+def _last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
+    """One past the last non-zero byte in ``buf[start:end]`` (``start`` if all zero), reading backwards."""
+    while end > start:
+        low = max(start, end - chunk)
+        piece = buf[low:end].rstrip(b"\x00")
+        if piece:
+            return low + len(piece)
+        end = low
+    return start
+
+
+class RecoveryOutcome:
+    """What recovery did: mode, where the CommitLog now ends, why the scan stopped, what was cut."""
+
+    def __init__(
+        self,
+        mode: str,
+        max_offset: int,
+        stopped_because: str | None,
+        removed_files: list[str],
+        dropped_bytes: int = 0,
+        destroy_logics: bool = False,
+    ):
+        self.mode = mode
+        self.max_offset = max_offset
+        self.stopped_because = stopped_because
+        self.removed_files = removed_files
+        self.dropped_bytes = dropped_bytes
+        self.destroy_logics = destroy_logics
+
+    def __repr__(self) -> str:
+        return (
+            f"RecoveryOutcome(mode={self.mode}, max_offset={self.max_offset}, "
+            f"stopped_because={self.stopped_because!r}, removed_files={self.removed_files}, "
+            f"dropped_bytes={self.dropped_bytes})"
+        )

@@ -1,0 +1,717 @@
+"""The store's façade: wires CommitLog, ConsumeQueues, reput and flush services, and answers reads and writes.
+
+Java: org.apache.rocketmq.store.DefaultMessageStore (rocketmq-all-4.9.3)
+Promoted inner classes: ReputMessageService, FlushConsumeQueueService, CommitLogDispatcherBuildConsumeQueue
+Left out: HA, DLedger, LMQ, store statistics
+
+Life cycle: ``load()`` maps the files and recovers them (normally after a clean shutdown, abnormally after a crash,
+decided by the ``abort`` file), ``start()`` dispatches whatever the ConsumeQueues lack and starts the services,
+``shutdown()`` stops them and removes ``abort`` when everything was dispatched.
+
+Bad files are reported, not fatal, where the data can be rebuilt: a CommitLog segment shorter than the configured
+size is zero-extended (its missing tail is treated like bytes never flushed); a ConsumeQueue with a wrong-sized file
+is moved to ``<root>/quarantine/`` and rebuilt from the CommitLog. Java refuses to start in both cases. Everything
+recovery cut or moved is listed in ``recovery_report``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import struct
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mqlab.common.message.message_ext_batch import MessageExtBatch
+from mqlab.common.message.message_record_layout import PROPERTIES_MAX_BYTES, TOPIC_MAX_BYTES
+from mqlab.store.commit_log import CommitLog, RecoveryOutcome
+from mqlab.store.commit_log_dispatcher import CommitLogDispatcher
+from mqlab.store.commit_log_dispatcher_build_consume_queue import CommitLogDispatcherBuildConsumeQueue
+from mqlab.store.config import store_path_config_helper as paths
+from mqlab.store.config.broker_role import BrokerRole
+from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE, UNIT, ConsumeQueue
+from mqlab.store.dispatch_request import DispatchRequest
+from mqlab.store.flush_consume_queue_service import FlushConsumeQueueService
+from mqlab.store.get_message_result import GetMessageResult
+from mqlab.store.get_message_status import GetMessageStatus
+from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
+from mqlab.store.message_filter import MessageFilter
+from mqlab.store.put_message_result import PutMessageResult
+from mqlab.store.put_message_status import PutMessageStatus
+from mqlab.store.reput_message_service import ReputMessageService
+from mqlab.store.running_flags import RunningFlags
+from mqlab.store.select_mapped_buffer_result import SelectMappedBufferResult
+from mqlab.store.store_checkpoint import StoreCheckpoint
+from mqlab.store.store_errors import StoreLockedError
+from mqlab.store.transient_store_pool import TransientStorePool
+
+if TYPE_CHECKING:
+    from mqlab.common.broker_config import BrokerConfig
+    from mqlab.runtime.runtime import Runtime
+    from mqlab.store.config.message_store_config import MessageStoreConfig
+    from mqlab.store.message_arriving_listener import MessageArrivingListener
+
+_LONG = struct.Struct(">q")
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    """What ``load`` found and repaired."""
+
+    last_exit_ok: bool = True
+    commit_log: RecoveryOutcome | None = None
+    extended_segments: list[str] = field(default_factory=list)
+    quarantined_queues: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line per finding, for printing."""
+        out = [f"previous shutdown {'clean' if self.last_exit_ok else 'NOT clean (abort file present)'}"]
+        out += [f"extended short CommitLog segment {name} with zeros" for name in self.extended_segments]
+        out += [
+            f"moved damaged ConsumeQueue {q} to quarantine; rebuilt from the CommitLog" for q in self.quarantined_queues
+        ]
+        if self.commit_log is not None:
+            c = self.commit_log
+            out.append(f"{c.mode} recovery: CommitLog ends at offset {c.max_offset}")
+            if c.stopped_because:
+                out.append(f"scan stopped: {c.stopped_because}")
+            if c.dropped_bytes:
+                out.append(f"dropped {c.dropped_bytes} bytes after offset {c.max_offset}")
+            out += [f"deleted segment {name} (it lay past the last good record)" for name in c.removed_files]
+        return out + self.notes
+
+
+class DefaultMessageStore:
+    """A RocketMQ store in a directory.
+
+    Args:
+        config: paths, sizes, flush policy.
+        runtime: clock, scheduler and trace.
+        broker_config: the broker's settings (long polling switch, broker id); optional for a bare store.
+        message_arriving_listener: told about every dispatched message (the broker's long-polling hook).
+    """
+
+    def __init__(
+        self,
+        config: MessageStoreConfig,
+        runtime: Runtime,
+        *,
+        broker_config: BrokerConfig | None = None,
+        message_arriving_listener: MessageArrivingListener | None = None,
+    ):
+        self.config = config
+        self.runtime = runtime
+        self.broker_config = broker_config
+        self.root = Path(config.store_path_root_dir)
+        self.running_flags = RunningFlags()
+        self.shutdown_flag = True
+        self.consume_queue_table: dict[str, dict[int, ConsumeQueue]] = {}
+        self._cq_lock = threading.Lock()
+        self.transient_store_pool = TransientStorePool(
+            config.transient_store_pool_size, config.mapped_file_size_commit_log
+        )
+        self.store_checkpoint: StoreCheckpoint | None = None
+        self.commit_log: CommitLog | None = None
+        self.dispatcher_list: list[CommitLogDispatcher] = [
+            CommitLogDispatcherBuildConsumeQueue(self.put_message_position_info)
+        ]
+        self.reput_message_service: ReputMessageService | None = None
+        self.flush_consume_queue_service: FlushConsumeQueueService | None = None
+        self.message_arriving_listener = message_arriving_listener
+        self.recovery_report = RecoveryReport()
+        self._lock_fd = -1
+        self._loaded = False
+
+    # -- load and recover ----------------------------------------------------------------------------------------
+    def load(self) -> bool:
+        """Lock the directory, map the files and recover them.
+
+        Java: DefaultMessageStore#load (mqlab takes the ``lock`` file here rather than in ``start``, so a second
+        store on the same directory fails before it recovers anything)
+
+        Raises:
+            StoreLockedError: another store holds the directory.
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._acquire_lock()
+        last_exit_ok = not paths.get_abort_file(self.root).exists()
+        self.recovery_report = RecoveryReport(last_exit_ok=last_exit_ok)
+        self._extend_short_segments()
+        self.store_checkpoint = StoreCheckpoint(paths.get_store_checkpoint(self.root))
+        if self.config.is_transient_store_pool_enable():
+            self.transient_store_pool.init()
+        self.commit_log = CommitLog(self.config, self.runtime, self.store_checkpoint, self.transient_store_pool)
+        self.commit_log.load()
+        rebuild_all = self.load_consume_queue()
+        self.reput_message_service = ReputMessageService(
+            self.runtime,
+            self.config,
+            self.commit_log,
+            self.do_dispatch,
+            long_polling_enable=lambda: self.broker_config is None or self.broker_config.long_polling_enable,
+        )
+        self.reput_message_service.message_arriving_listener = self.message_arriving_listener
+        self.flush_consume_queue_service = FlushConsumeQueueService(
+            self.runtime, self.config, self.iter_consume_queues, self.store_checkpoint
+        )
+        self.recover(last_exit_ok and not rebuild_all, rebuild_from_first_file=rebuild_all)
+        self._loaded = True
+        self.runtime.trace_event(
+            "DefaultMessageStore", "load", lastExitOK=last_exit_ok, maxOffset=self.get_max_phy_offset()
+        )
+        return True
+
+    def _acquire_lock(self) -> None:
+        lock_path = paths.get_lock_file(self.root)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            raise StoreLockedError(f"Lock failed,MQ already started: {lock_path} is held by another store") from exc
+        os.ftruncate(fd, 0)
+        os.write(fd, b"lock")
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd >= 0:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+    def _extend_short_segments(self) -> None:
+        directory = Path(self.config.store_path_commit_log)
+        if not directory.is_dir():
+            return
+        size = self.config.mapped_file_size_commit_log
+        for path in sorted(directory.iterdir()):
+            if path.is_file() and path.name.isdigit() and path.stat().st_size < size:
+                os.truncate(path, size)
+                self.recovery_report.extended_segments.append(path.name)
+                self.recovery_report.last_exit_ok = False
+
+    def load_consume_queue(self) -> bool:
+        """Map every ConsumeQueue under ``consumequeue/<topic>/<queueId>``; quarantine damaged ones.
+
+        Java: DefaultMessageStore#loadConsumeQueue
+
+        Returns:
+            Whether some queue was quarantined, so every queue must be rebuilt from the first CommitLog file.
+        """
+        cq_root = paths.get_store_path_consume_queue(self.root)
+        quarantined = False
+        if not cq_root.is_dir():
+            return False
+        size = self.config.get_mapped_file_size_consume_queue()
+        for topic_dir in sorted(p for p in cq_root.iterdir() if p.is_dir()):
+            for queue_dir in sorted(p for p in topic_dir.iterdir() if p.is_dir()):
+                if not queue_dir.name.isdigit():
+                    continue
+                files = [p for p in queue_dir.iterdir() if p.is_file()]
+                if any(p.stat().st_size != size or not p.name.isdigit() for p in files):
+                    self._quarantine(queue_dir)
+                    quarantined = True
+                    continue
+                queue = ConsumeQueue(topic_dir.name, int(queue_dir.name), cq_root, size, runtime=self.runtime)
+                queue.load()
+                self.consume_queue_table.setdefault(topic_dir.name, {})[queue.queue_id] = queue
+        return quarantined
+
+    def _quarantine(self, queue_dir: Path) -> None:
+        target = self.root / "quarantine" / "consumequeue" / queue_dir.parent.name / queue_dir.name
+        if target.exists():
+            shutil.rmtree(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(queue_dir), str(target))
+        self.recovery_report.quarantined_queues.append(f"{queue_dir.parent.name}/{queue_dir.name}")
+
+    def recover(self, last_exit_ok: bool, *, rebuild_from_first_file: bool = False) -> None:
+        """ConsumeQueues first, then the CommitLog (normally or abnormally), then the topic-queue table.
+
+        Java: DefaultMessageStore#recover
+        """
+        assert self.commit_log is not None and self.store_checkpoint is not None
+        max_phy_offset_of_cq = self.recover_consume_queue()
+        if last_exit_ok:
+            outcome = self.commit_log.recover_normally(max_phy_offset_of_cq, self.truncate_dirty_logic_files)
+        else:
+            checkpoint = self.store_checkpoint
+            use_index = self.config.message_index_enable and self.config.message_index_safe
+            min_timestamp = checkpoint.get_min_timestamp_index() if use_index else checkpoint.get_min_timestamp()
+            if rebuild_from_first_file:
+                min_timestamp = -1  # no segment qualifies: the scan starts at the first one
+            outcome = self.commit_log.recover_abnormally(
+                max_phy_offset_of_cq, self.truncate_dirty_logic_files, self.do_dispatch, min_timestamp
+            )
+        if outcome.destroy_logics:
+            self.destroy_logics()
+        self.recovery_report.commit_log = outcome
+        self.recover_topic_queue_table()
+
+    def recover_consume_queue(self) -> int:
+        """Recover every queue; return the highest CommitLog end any of them points at.
+
+        Java: DefaultMessageStore#recoverConsumeQueue
+        """
+        max_physic_offset = -1
+        for queue in self.iter_consume_queues():
+            queue.recover()
+            max_physic_offset = max(max_physic_offset, queue.max_physic_offset)
+        return max_physic_offset
+
+    def recover_topic_queue_table(self) -> None:
+        """Rebuild the next queue offset of every queue from its ConsumeQueue, and fix min offsets.
+
+        Java: DefaultMessageStore#recoverTopicQueueTable
+        """
+        assert self.commit_log is not None
+        table = self.commit_log.topic_queue_table
+        table.clear()
+        min_phy_offset = self.commit_log.get_min_offset()
+        for queue in self.iter_consume_queues():
+            table[f"{queue.topic}-{queue.queue_id}"] = queue.get_max_offset_in_queue()
+            queue.correct_min_offset(min_phy_offset)
+
+    def truncate_dirty_logic_files(self, phy_offset: int) -> None:
+        """Cut every ConsumeQueue back to CommitLog offset ``phy_offset``. Java: #truncateDirtyLogicFiles."""
+        for queue in self.iter_consume_queues():
+            queue.truncate_dirty_logic_files(phy_offset)
+
+    def destroy_logics(self) -> None:
+        """Delete every ConsumeQueue (the CommitLog is empty). Java: DefaultMessageStore#destroyLogics."""
+        for queue in self.iter_consume_queues():
+            queue.destroy()
+        self.consume_queue_table.clear()
+
+    # -- start and stop ------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Dispatch what the ConsumeQueues lack, start the services and create the ``abort`` file.
+
+        Java: DefaultMessageStore#start
+        """
+        if not self._loaded:
+            self.load()
+        assert self.commit_log is not None and self.reput_message_service is not None
+        commit_log = self.commit_log
+        reput_from = max(commit_log.get_min_offset(), 0)
+        for queue in self.iter_consume_queues():
+            reput_from = max(reput_from, queue.max_physic_offset)
+        self.reput_message_service.reput_from_offset = max(reput_from, commit_log.get_min_offset(), 0)
+        self.reput_message_service.start()
+        self._wait_until(lambda: self.dispatch_behind_bytes() <= 0)
+        self.recover_topic_queue_table()
+        assert self.flush_consume_queue_service is not None
+        self.flush_consume_queue_service.start()
+        commit_log.start()
+        paths.get_abort_file(self.root).touch()
+        self.shutdown_flag = False
+        self.runtime.trace_event("DefaultMessageStore", "start", reputFromOffset=reput_from)
+
+    def _wait_until(self, condition, interval_ms: int = 100, limit_ms: int = 60_000) -> bool:
+        if self.runtime.simulated:
+            world_runs = getattr(self.runtime.scheduler, "world", None)
+            if world_runs is not None:
+                return world_runs.run_until(condition, timeout_ms=limit_ms)
+        waited = 0
+        while not condition() and waited < limit_ms:
+            self.runtime.scheduler.sleep(interval_ms)
+            waited += interval_ms
+        return condition()
+
+    def shutdown(self) -> None:
+        """Stop everything; a clean stop (writable and fully dispatched) removes the ``abort`` file.
+
+        Java: DefaultMessageStore#shutdown
+        """
+        if not self.shutdown_flag:
+            self.shutdown_flag = True
+            assert self.commit_log is not None and self.reput_message_service is not None
+            self.commit_log.shutdown()
+            self._wait_until(lambda: not self.reput_message_service.is_commit_log_available(), limit_ms=5000)
+            self.reput_message_service.shutdown()
+            if self.flush_consume_queue_service is not None:
+                self.flush_consume_queue_service.shutdown()
+                if self.runtime.simulated:
+                    self.flush_consume_queue_service.on_stopped()
+            if self.running_flags.is_writeable() and self.dispatch_behind_bytes() == 0:
+                with contextlib.suppress(FileNotFoundError):
+                    paths.get_abort_file(self.root).unlink()
+            self.runtime.trace_event("DefaultMessageStore", "shutdown", maxOffset=self.get_max_phy_offset())
+        self._close_files()
+
+    def _close_files(self) -> None:
+        if self.store_checkpoint is not None:
+            self.store_checkpoint.shutdown()
+        if self.commit_log is not None:
+            self.commit_log.mapped_file_queue.shutdown()
+        for queue in self.iter_consume_queues():
+            queue.shutdown()
+        self.transient_store_pool.destroy()
+        self._release_lock()
+        self._loaded = False
+
+    def destroy(self) -> None:
+        """Delete every file of the store. Java: DefaultMessageStore#destroy."""
+        self.destroy_logics()
+        if self.commit_log is not None:
+            self.commit_log.mapped_file_queue.destroy()
+        for name in ("abort", "checkpoint"):
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / name).unlink()
+
+    # -- writing -------------------------------------------------------------------------------------------------
+    def _check_store_status(self) -> PutMessageStatus:
+        if self.shutdown_flag:
+            return PutMessageStatus.SERVICE_NOT_AVAILABLE
+        if self.config.broker_role is BrokerRole.SLAVE:
+            return PutMessageStatus.SERVICE_NOT_AVAILABLE
+        if not self.running_flags.is_writeable():
+            return PutMessageStatus.SERVICE_NOT_AVAILABLE
+        if self.is_os_page_cache_busy():
+            return PutMessageStatus.OS_PAGECACHE_BUSY
+        return PutMessageStatus.PUT_OK
+
+    def _check_message(self, msg: Any) -> PutMessageStatus:
+        if len((msg.topic or "").encode("utf-8")) > TOPIC_MAX_BYTES:
+            return PutMessageStatus.MESSAGE_ILLEGAL
+        properties = getattr(msg, "properties_string", None)
+        if properties and len(properties) > PROPERTIES_MAX_BYTES:
+            return PutMessageStatus.MESSAGE_ILLEGAL
+        return PutMessageStatus.PUT_OK
+
+    def async_put_message(self, msg: MessageExtBrokerInner):
+        """Check store and message, then hand to the CommitLog; returns a future of ``PutMessageResult``.
+
+        Java: DefaultMessageStore#asyncPutMessage
+        """
+        for status in (self._check_store_status(), self._check_message(msg)):
+            if status is not PutMessageStatus.PUT_OK:
+                return self._completed(PutMessageResult(status))
+        assert self.commit_log is not None
+        return self.commit_log.async_put_message(msg)
+
+    def async_put_messages(self, batch: MessageExtBatch):
+        """The batch variant. Java: DefaultMessageStore#asyncPutMessages."""
+        for status in (self._check_store_status(), self._check_message(batch)):
+            if status is not PutMessageStatus.PUT_OK:
+                return self._completed(PutMessageResult(status))
+        assert self.commit_log is not None
+        return self.commit_log.async_put_messages(batch)
+
+    def put_message(self, msg: MessageExtBrokerInner) -> PutMessageResult:
+        """Put and wait, at most ``max(syncFlushTimeout, slaveTimeout) + 5 s``. Java: DefaultMessageStore#putMessage."""
+        return self._wait_for_put_result(self.async_put_message(msg))
+
+    def put_messages(self, batch: MessageExtBatch) -> PutMessageResult:
+        """Put a batch and wait. Java: DefaultMessageStore#putMessages."""
+        return self._wait_for_put_result(self.async_put_messages(batch))
+
+    def _wait_for_put_result(self, future) -> PutMessageResult:
+        timeout = max(self.config.sync_flush_timeout, self.config.slave_timeout) + 5000
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            return PutMessageResult(PutMessageStatus.UNKNOWN_ERROR)
+
+    def _completed(self, value: Any):
+        future = self.runtime.scheduler.new_future()
+        future.set_result(value)
+        return future
+
+    def is_os_page_cache_busy(self) -> bool:
+        """The put lock has been held longer than ``osPageCacheBusyTimeOutMills``. Java: #isOSPageCacheBusy."""
+        if self.commit_log is None:
+            return False
+        begin = self.commit_log.begin_time_in_lock
+        return begin > 0 and self.runtime.now_ms() - begin > self.config.os_page_cache_busy_time_out_mills
+
+    # -- dispatch ------------------------------------------------------------------------------------------------
+    def do_dispatch(self, request: DispatchRequest) -> None:
+        """Hand one record to every dispatcher. Java: DefaultMessageStore#doDispatch."""
+        for dispatcher in self.dispatcher_list:
+            dispatcher.dispatch(request)
+
+    def put_message_position_info(self, request: DispatchRequest) -> None:
+        """Write the record's ConsumeQueue unit (retrying; a queue that keeps failing stops all writes).
+
+        Java: DefaultMessageStore#putMessagePositionInfo → ConsumeQueue#putMessagePositionInfoWrapper
+        """
+        queue = self.find_consume_queue(request.topic, request.queue_id)
+        for _ in range(30):
+            if not self.running_flags.is_cq_writeable():
+                break
+            if queue.put_message_position_info(
+                request.commit_log_offset, request.msg_size, request.tags_code, request.consume_queue_offset
+            ):
+                assert self.store_checkpoint is not None
+                if self.config.broker_role is BrokerRole.SLAVE:
+                    self.store_checkpoint.physic_msg_timestamp = request.store_timestamp
+                self.store_checkpoint.logics_msg_timestamp = request.store_timestamp
+                return
+            self.runtime.scheduler.sleep(1000)
+        self.running_flags.make_logics_queue_error()
+        self.runtime.trace_event(
+            "DefaultMessageStore", "logicsQueueError", topic=request.topic, queueId=request.queue_id
+        )
+
+    def dispatch_behind_bytes(self) -> int:
+        """CommitLog bytes reput has not dispatched yet. Java: DefaultMessageStore#dispatchBehindBytes."""
+        return self.reput_message_service.behind() if self.reput_message_service is not None else 0
+
+    # -- ConsumeQueues -------------------------------------------------------------------------------------------
+    def find_consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        """The queue object, created empty on first use (so an unknown queue reads as empty).
+
+        Java: DefaultMessageStore#findConsumeQueue
+        """
+        queues = self.consume_queue_table.get(topic)
+        if queues is not None:
+            queue = queues.get(queue_id)
+            if queue is not None:
+                return queue
+        with self._cq_lock:
+            queues = self.consume_queue_table.setdefault(topic, {})
+            queue = queues.get(queue_id)
+            if queue is None:
+                queue = ConsumeQueue(
+                    topic,
+                    queue_id,
+                    paths.get_store_path_consume_queue(self.root),
+                    self.config.get_mapped_file_size_consume_queue(),
+                    runtime=self.runtime,
+                )
+                queues[queue_id] = queue
+            return queue
+
+    def iter_consume_queues(self) -> Iterator[ConsumeQueue]:
+        """Every ConsumeQueue, topic by topic."""
+        for queues in list(self.consume_queue_table.values()):
+            yield from list(queues.values())
+
+    # -- reading -------------------------------------------------------------------------------------------------
+    def get_message(
+        self,
+        group: str,
+        topic: str,
+        queue_id: int,
+        offset: int,
+        max_msg_nums: int,
+        message_filter: MessageFilter | None = None,
+    ) -> GetMessageResult | None:
+        """Up to ``max_msg_nums`` messages of a queue from logical ``offset``, with status and next offset.
+
+        Java: DefaultMessageStore#getMessage (see the status table in the store spec)
+        """
+        if self.shutdown_flag and not self._loaded:
+            return None
+        if not self.running_flags.is_readable():
+            return None
+        assert self.commit_log is not None
+        max_offset_py = self.commit_log.get_max_offset()
+        queue = self.find_consume_queue(topic, queue_id)
+        min_offset = queue.get_min_offset_in_queue()
+        max_offset = queue.get_max_offset_in_queue()
+        result = GetMessageResult()
+        if max_offset == 0:
+            status, next_begin = GetMessageStatus.NO_MESSAGE_IN_QUEUE, self._next_offset_correction(offset, 0)
+        elif offset < min_offset:
+            status, next_begin = GetMessageStatus.OFFSET_TOO_SMALL, self._next_offset_correction(offset, min_offset)
+        elif offset == max_offset:
+            status, next_begin = GetMessageStatus.OFFSET_OVERFLOW_ONE, self._next_offset_correction(offset, offset)
+        elif offset > max_offset:
+            status = GetMessageStatus.OFFSET_OVERFLOW_BADLY
+            next_begin = self._next_offset_correction(offset, min_offset if min_offset == 0 else max_offset)
+        else:
+            buffer = queue.get_index_buffer(offset)
+            if buffer is None:
+                status = GetMessageStatus.OFFSET_FOUND_NULL
+                next_begin = self._next_offset_correction(offset, queue.roll_next_file(offset))
+            else:
+                status, scanned = self._iterate_consume_queue(
+                    buffer, max_offset_py, max_msg_nums, message_filter, result
+                )
+                next_begin = offset + scanned // CQ_STORE_UNIT_SIZE
+        result.status = status
+        result.next_begin_offset = next_begin
+        result.min_offset = min_offset
+        result.max_offset = max_offset
+        return result
+
+    def _iterate_consume_queue(
+        self,
+        buffer: SelectMappedBufferResult,
+        max_offset_py: int,
+        max_msg_nums: int,
+        message_filter: MessageFilter | None,
+        result: GetMessageResult,
+    ) -> tuple[GetMessageStatus, int]:
+        """Scan units: batch-full check, tags-code filter, CommitLog read, CommitLog filter. Returns (status, bytes)."""
+        assert self.commit_log is not None
+        commit_log = self.commit_log
+        status = GetMessageStatus.NO_MATCHED_MESSAGE
+        next_phy_file_start = None
+        max_phy_offset_pulling = 0
+        max_filter_bytes = max(16000, max_msg_nums * CQ_STORE_UNIT_SIZE)
+        data = buffer.data
+        limit = min(len(data), max_filter_bytes)
+        memory = self.runtime.total_physical_memory * self.config.access_message_in_memory_max_ratio // 100
+        i = 0
+        while i < limit:
+            offset_py, size_py, tags_code = UNIT.unpack_from(data, i)
+            max_phy_offset_pulling = offset_py
+            if next_phy_file_start is not None and offset_py < next_phy_file_start:
+                i += CQ_STORE_UNIT_SIZE
+                continue
+            in_disk = max_offset_py - offset_py > memory
+            if self._is_the_batch_full(size_py, max_msg_nums, result.buffer_total_size, result.message_count, in_disk):
+                break
+            if message_filter is not None and not message_filter.is_matched_by_consume_queue(tags_code, None):
+                if result.buffer_total_size == 0:
+                    status = GetMessageStatus.NO_MATCHED_MESSAGE
+                i += CQ_STORE_UNIT_SIZE
+                continue
+            select = commit_log.get_message(offset_py, size_py)
+            if select is None:
+                if result.buffer_total_size == 0:
+                    status = GetMessageStatus.MESSAGE_WAS_REMOVING
+                next_phy_file_start = commit_log.roll_next_file(offset_py)
+                i += CQ_STORE_UNIT_SIZE
+                continue
+            if message_filter is not None and not message_filter.is_matched_by_commit_log(select.data, None):
+                if result.buffer_total_size == 0:
+                    status = GetMessageStatus.NO_MATCHED_MESSAGE
+                i += CQ_STORE_UNIT_SIZE
+                continue
+            result.add_message(select, buffer.start_offset // CQ_STORE_UNIT_SIZE + i // CQ_STORE_UNIT_SIZE)
+            status = GetMessageStatus.FOUND
+            next_phy_file_start = None
+            i += CQ_STORE_UNIT_SIZE
+        result.suggest_pulling_from_slave = max_offset_py - max_phy_offset_pulling > memory
+        return status, i
+
+    def _is_the_batch_full(self, size_py: int, max_msg_nums: int, buffer_total: int, message_total: int, in_disk: bool):
+        """Java: DefaultMessageStore#isTheBatchFull."""
+        if buffer_total == 0 or message_total == 0:
+            return False
+        if max_msg_nums <= message_total:
+            return True
+        if in_disk:
+            max_bytes = self.config.max_transfer_bytes_on_message_in_disk
+            max_count = self.config.max_transfer_count_on_message_in_disk
+        else:
+            max_bytes = self.config.max_transfer_bytes_on_message_in_memory
+            max_count = self.config.max_transfer_count_on_message_in_memory
+        return buffer_total + size_py > max_bytes or message_total > max_count - 1
+
+    def _next_offset_correction(self, old_offset: int, new_offset: int) -> int:
+        """A slave keeps the requested offset unless ``offsetCheckInSlave``. Java: #nextOffsetCorrection."""
+        if self.config.broker_role is not BrokerRole.SLAVE or self.config.offset_check_in_slave:
+            return new_offset
+        return old_offset
+
+    def get_max_offset_in_queue(self, topic: str, queue_id: int) -> int:
+        """One past the last unit of the queue. Java: DefaultMessageStore#getMaxOffsetInQueue."""
+        return self.find_consume_queue(topic, queue_id).get_max_offset_in_queue()
+
+    def get_min_offset_in_queue(self, topic: str, queue_id: int) -> int:
+        """First readable logical offset. Java: DefaultMessageStore#getMinOffsetInQueue."""
+        return self.find_consume_queue(topic, queue_id).get_min_offset_in_queue()
+
+    def get_commit_log_offset_in_queue(self, topic: str, queue_id: int, consume_queue_offset: int) -> int:
+        """CommitLog offset of the record at a queue offset (0 if none). Java: #getCommitLogOffsetInQueue."""
+        buffer = self.find_consume_queue(topic, queue_id).get_index_buffer(consume_queue_offset)
+        if buffer is None or buffer.size < CQ_STORE_UNIT_SIZE:
+            return 0
+        return _LONG.unpack_from(buffer.data, 0)[0]
+
+    def get_offset_in_queue_by_time(self, topic: str, queue_id: int, timestamp: int) -> int:
+        """Queue offset of the message stored closest to ``timestamp``. Java: #getOffsetInQueueByTime."""
+        assert self.commit_log is not None
+        return self.find_consume_queue(topic, queue_id).get_offset_in_queue_by_time(
+            timestamp, self.commit_log.get_min_offset(), self.commit_log.pickup_store_timestamp
+        )
+
+    def look_message_by_offset(self, commit_log_offset: int, size: int | None = None):
+        """Decode the record at a CommitLog offset (``None`` if absent). Java: #lookMessageByOffset."""
+        from mqlab.common.message import message_decoder
+
+        assert self.commit_log is not None
+        if size is None:
+            head = self.commit_log.get_message(commit_log_offset, 4)
+            if head is None:
+                return None
+            size = struct.unpack(">i", head.data)[0]
+        result = self.commit_log.get_message(commit_log_offset, size)
+        if result is None:
+            return None
+        return message_decoder.decode(result.data, where=f"commitlog offset {commit_log_offset}")
+
+    def select_one_message_by_offset(self, commit_log_offset: int, size: int | None = None):
+        """The raw record at a CommitLog offset. Java: DefaultMessageStore#selectOneMessageByOffset."""
+        assert self.commit_log is not None
+        if size is None:
+            head = self.commit_log.get_message(commit_log_offset, 4)
+            if head is None:
+                return None
+            size = struct.unpack(">i", head.data)[0]
+        return self.commit_log.get_message(commit_log_offset, size)
+
+    def get_earliest_message_time(self, topic: str | None = None, queue_id: int = 0) -> int:
+        """Store time of the first message of a queue (or of the CommitLog); -1 if none.
+
+        Java: DefaultMessageStore#getEarliestMessageTime (both overloads)
+        """
+        assert self.commit_log is not None
+        if topic is None:
+            min_offset = self.commit_log.get_min_offset()
+            head = self.commit_log.get_message(min_offset, 4) if min_offset >= 0 else None
+            if head is None:
+                return -1
+            return self.commit_log.pickup_store_timestamp(min_offset, struct.unpack(">i", head.data)[0])
+        queue = self.find_consume_queue(topic, queue_id)
+        buffer = queue.get_index_buffer(queue.get_min_offset_in_queue())
+        if buffer is None or buffer.size < CQ_STORE_UNIT_SIZE:
+            return -1
+        offset, size, _tags = UNIT.unpack_from(buffer.data, 0)
+        return self.commit_log.pickup_store_timestamp(offset, size)
+
+    def get_message_store_timestamp(self, topic: str, queue_id: int, consume_queue_offset: int) -> int:
+        """Store time of the message at a queue offset (-1 if none). Java: #getMessageStoreTimeStamp."""
+        assert self.commit_log is not None
+        buffer = self.find_consume_queue(topic, queue_id).get_index_buffer(consume_queue_offset)
+        if buffer is None or buffer.size < CQ_STORE_UNIT_SIZE:
+            return -1
+        offset, size, _tags = UNIT.unpack_from(buffer.data, 0)
+        return self.commit_log.pickup_store_timestamp(offset, size)
+
+    def check_in_disk_by_consume_offset(self, topic: str, queue_id: int, consume_offset: int) -> bool:
+        """Whether that message is probably out of the page cache. Java: #checkInDiskByConsumeOffset."""
+        assert self.commit_log is not None
+        buffer = self.find_consume_queue(topic, queue_id).get_index_buffer(consume_offset)
+        if buffer is None or buffer.size < CQ_STORE_UNIT_SIZE:
+            return False
+        offset_py = _LONG.unpack_from(buffer.data, 0)[0]
+        return self.check_in_disk_by_commit_offset(offset_py, self.commit_log.get_max_offset())
+
+    def check_in_disk_by_commit_offset(self, offset_py: int, max_offset_py: int) -> bool:
+        """More than ``accessMessageInMemoryMaxRatio`` % of RAM behind the head. Java: #checkInDiskByCommitOffset."""
+        memory = self.runtime.total_physical_memory * self.config.access_message_in_memory_max_ratio // 100
+        return max_offset_py - offset_py > memory
+
+    def get_min_phy_offset(self) -> int:
+        """First CommitLog offset still stored. Java: DefaultMessageStore#getMinPhyOffset."""
+        return self.commit_log.get_min_offset() if self.commit_log is not None else -1
+
+    def get_max_phy_offset(self) -> int:
+        """End of the CommitLog. Java: DefaultMessageStore#getMaxPhyOffset."""
+        return self.commit_log.get_max_offset() if self.commit_log is not None else 0
+
+    def now(self) -> int:
+        """The store's clock. Java: DefaultMessageStore#now."""
+        return self.runtime.now_ms()

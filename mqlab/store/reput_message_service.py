@@ -1,0 +1,133 @@
+"""Reads the CommitLog behind the writers and dispatches every new record (ConsumeQueue, index, long polling).
+
+Java: org.apache.rocketmq.store.DefaultMessageStore$ReputMessageService (rocketmq-all-4.9.3)
+
+A message is in the CommitLog as soon as the put returns, but consumers only see it once reput has built its
+ConsumeQueue unit. ``run_once`` is Java's ``doReput``: from ``reput_from_offset`` up to the CommitLog's max offset,
+check each record, dispatch it, tell the arriving listener, and jump over the blank end of each segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mqlab.common.service_thread import ServiceThread
+from mqlab.store.config.broker_role import BrokerRole
+
+if TYPE_CHECKING:
+    from mqlab.runtime.runtime import Runtime
+    from mqlab.store.commit_log import CommitLog
+    from mqlab.store.config.message_store_config import MessageStoreConfig
+    from mqlab.store.dispatch_request import DispatchRequest
+    from mqlab.store.message_arriving_listener import MessageArrivingListener
+
+
+class ReputMessageService(ServiceThread):
+    """Dispatches the CommitLog every millisecond (Java sleeps 1 ms between rounds)."""
+
+    wakeup_interrupts_wait = False
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: MessageStoreConfig,
+        commit_log: CommitLog,
+        do_dispatch: Callable[[DispatchRequest], None],
+        *,
+        long_polling_enable: Callable[[], bool] = lambda: True,
+    ):
+        super().__init__(runtime)
+        self.config = config
+        self.commit_log = commit_log
+        self.do_dispatch = do_dispatch
+        self.long_polling_enable = long_polling_enable
+        self.reput_from_offset = 0
+        self.message_arriving_listener: MessageArrivingListener | None = None
+        self.interval_ms = 1
+
+    def wait_interval_ms(self) -> int:
+        """1 ms (Java: ``Thread.sleep(1)``)."""
+        return self.interval_ms
+
+    def behind(self) -> int:
+        """Bytes not yet dispatched. Java: DefaultMessageStore$ReputMessageService#behind."""
+        return self.commit_log.get_max_offset() - self.reput_from_offset
+
+    def is_commit_log_available(self) -> bool:
+        """Whether there is something to dispatch. Java: ReputMessageService#isCommitLogAvailable."""
+        return self.reput_from_offset < self.commit_log.get_max_offset()
+
+    def run_once(self) -> int:
+        """Dispatch everything new; returns the number of records dispatched.
+
+        Java: DefaultMessageStore$ReputMessageService#doReput
+        """
+        commit_log = self.commit_log
+        min_offset = commit_log.get_min_offset()
+        if self.reput_from_offset < min_offset:
+            self.reput_from_offset = min_offset
+        dispatched = 0
+        do_next = True
+        while do_next and self.is_commit_log_available():
+            if self.config.duplication_enable and self.reput_from_offset >= commit_log.confirm_offset:
+                break
+            result = commit_log.get_data(self.reput_from_offset)
+            if result is None:
+                break
+            self.reput_from_offset = result.start_offset
+            data, read_size = result.data, 0
+            while read_size < len(data) and do_next:
+                request = commit_log.check_message_and_return_size(
+                    data, read_size, False, False, base=result.start_offset
+                )
+                size = request.msg_size if request.buffer_size == -1 else request.buffer_size
+                if request.success:
+                    if size > 0:
+                        self.do_dispatch(request)
+                        self._notify_arriving(request)
+                        self.reput_from_offset += size
+                        read_size += size
+                        dispatched += 1
+                    else:  # the blank record: continue with the next segment
+                        self.reput_from_offset = commit_log.roll_next_file(self.reput_from_offset)
+                        read_size = len(data)
+                elif size > 0:
+                    self.runtime.trace_event(
+                        "ReputMessageService", "skipBadRecord", offset=self.reput_from_offset, size=size
+                    )
+                    self.reput_from_offset += size
+                    read_size += size
+                else:
+                    do_next = False
+                    if self.config.broker_role is not BrokerRole.SLAVE:
+                        # A master skips the rest of what it read: the bytes there cannot be a record.
+                        self.runtime.trace_event(
+                            "ReputMessageService",
+                            "skipUnreadable",
+                            offset=self.reput_from_offset,
+                            reason=request.reason,
+                        )
+                        self.reput_from_offset += len(data) - read_size
+        if dispatched and self.runtime.trace.enabled:
+            self.runtime.trace_event(
+                "ReputMessageService", "doReput", dispatched=dispatched, reputFromOffset=self.reput_from_offset
+            )
+        return dispatched
+
+    def _notify_arriving(self, request: DispatchRequest) -> None:
+        listener = self.message_arriving_listener
+        if listener is not None and self.config.broker_role is not BrokerRole.SLAVE and self.long_polling_enable():
+            listener.arriving(
+                request.topic,
+                request.queue_id,
+                request.consume_queue_offset + 1,
+                request.tags_code,
+                request.store_timestamp,
+                request.bit_map,
+                request.properties_map,
+            )
+
+    def get_service_name(self) -> str:
+        """Thread name. Java: ReputMessageService#getServiceName."""
+        return "ReputMessageService"

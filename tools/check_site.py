@@ -1,0 +1,438 @@
+"""Look at a built site the way a reader's browser does: offline, with scripts run, diagrams drawn.
+
+Serves the built ``site/`` directory on 127.0.0.1 (an ephemeral port), opens pages in headless Chromium with every
+other host unresolvable (so anything fetched from a CDN fails, as it would offline) and checks the rendered DOM:
+
+- every page with mermaid diagrams (the home page always): each diagram was drawn as an SVG and no diagram source is
+  left as text;
+- every notebook in ``notebooks/*.ipynb``: its page exists, renders its cells and carries the notebook's title;
+- no page asks the server for a file the site does not have.
+
+Material draws each diagram inside a closed shadow root, which ``--dump-dom`` does not serialize. The check server
+therefore adds a small probe script to the HTML it serves (never to the site's files): it keeps a reference to each
+shadow root Material attaches and writes the number of ``<svg>`` elements inside it to the host's
+``data-check-svg`` attribute, where the dumped DOM shows it.
+
+Screenshots of the checked pages go to ``site-check/`` for a human to look at.
+
+Usage: ``python tools/check_site.py site [--notebooks notebooks] [--out site-check]``; exit status 0 when every
+check passes, 1 when one fails (each failure printed), 2 when the site or Chromium is missing.
+
+Java: none (repository tooling).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import html.parser
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    # Every host but the check server fails to resolve: the page must work offline.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--virtual-time-budget=10000",
+]
+WINDOW_SIZE = "1280,1600"
+BROWSER_TIMEOUT_S = 120
+
+PROBE_SCRIPT = """<script>/* site check probe: not part of the site */
+(function () {
+  var attach = Element.prototype.attachShadow, roots = [];
+  Element.prototype.attachShadow = function (init) {
+    var root = attach.call(this, init);
+    roots.push([this, root]);
+    return root;
+  };
+  function mark() {
+    roots.forEach(function (pair) {
+      pair[0].setAttribute("data-check-svg", String(pair[1].querySelectorAll("svg").length));
+    });
+  }
+  setInterval(mark, 50);
+})();
+</script>"""
+
+# Diagram types; a <pre>/<code> whose first line is one of these (plus a direction or a title) is diagram source
+# left undrawn.
+MERMAID_KEYWORDS = frozenset(
+    {
+        "graph",
+        "flowchart",
+        "sequenceDiagram",
+        "classDiagram",
+        "stateDiagram",
+        "stateDiagram-v2",
+        "erDiagram",
+        "gantt",
+        "pie",
+        "journey",
+        "gitGraph",
+        "mindmap",
+        "timeline",
+        "packet-beta",
+        "block-beta",
+        "sankey-beta",
+        "xychart-beta",
+        "quadrantChart",
+        "requirementDiagram",
+        "C4Context",
+        "architecture-beta",
+        "kanban",
+    }
+)
+_IGNORED_MISSING = {"/favicon.ico"}
+
+
+# --- reading HTML --------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class DomReport:
+    """What the checks need from one page's HTML (static file or rendered DOM)."""
+
+    title: str = ""
+    h1: list[str] = field(default_factory=list)
+    mermaid_sources: int = 0  # <pre class="mermaid"> blocks (static: diagrams to draw; rendered: left undrawn)
+    drawn_diagrams: int = 0  # <div class="mermaid"> hosts whose shadow root holds an <svg>
+    undrawn_hosts: int = 0  # <div class="mermaid"> hosts without one (yet)
+    raw_sources: list[str] = field(default_factory=list)  # <pre>/<code> text that is diagram source
+    notebook_cells: int = 0  # jp-Cell elements (notebook pages)
+
+
+class _DomParser(html.parser.HTMLParser):
+    # Void elements never get an end tag; they must not be pushed on the open-element stack.
+    VOID = frozenset(
+        {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.report = DomReport()
+        self._stack: list[str] = []
+        self._capture: list[tuple[str, list[str]]] = []  # (tag, text parts) for open <title>, <h1>, <pre>, <code>
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "pre" and "mermaid" in classes:
+            self.report.mermaid_sources += 1
+        if tag == "div" and "mermaid" in classes:
+            svg = attributes.get("data-check-svg")
+            if svg is not None and svg.isdigit() and int(svg) > 0:
+                self.report.drawn_diagrams += 1
+            else:
+                self.report.undrawn_hosts += 1
+        if tag == "div" and "jp-Cell" in classes:
+            self.report.notebook_cells += 1
+        if tag in self.VOID:
+            return
+        self._stack.append(tag)
+        if tag in {"title", "h1", "pre", "code"}:
+            self._capture.append((tag, []))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID or tag not in self._stack:
+            return
+        while self._stack:
+            open_tag = self._stack.pop()
+            if open_tag in {"title", "h1", "pre", "code"} and self._capture and self._capture[-1][0] == open_tag:
+                self._finish(*self._capture.pop())
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        for _, parts in self._capture:
+            parts.append(data)
+
+    def _finish(self, tag: str, parts: list[str]) -> None:
+        text = "".join(parts)
+        if tag == "title" and not self.report.title:
+            self.report.title = " ".join(text.split())
+        elif tag == "h1":
+            self.report.h1.append(" ".join(text.replace("¶", "").split()))
+        elif tag in {"pre", "code"} and is_mermaid_source(text):
+            excerpt = " ".join(text.split())[:60]
+            if excerpt not in self.report.raw_sources:  # <pre><code> is one block, not two
+                self.report.raw_sources.append(excerpt)
+
+
+def is_mermaid_source(text: str) -> bool:
+    """Whether ``text`` reads as a mermaid diagram's source (its first line names a diagram type)."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("%%") or line == "---":
+            continue
+        words = line.split()
+        return words[0] in MERMAID_KEYWORDS and len(words) <= 3 and not any(c in line for c in "=(;")
+    return False
+
+
+def analyse_html(markup: str) -> DomReport:
+    """Read the facts the checks use from one page's HTML."""
+    parser = _DomParser()
+    parser.feed(markup)
+    parser.close()
+    return parser.report
+
+
+def check_diagrams(static: DomReport, rendered: DomReport) -> list[str]:
+    """Problems with a page's diagrams: ``static`` is the built file, ``rendered`` the DOM after scripts ran."""
+    problems = []
+    expected = static.mermaid_sources
+    if rendered.drawn_diagrams < expected:
+        problems.append(
+            f"{expected} mermaid diagram(s) in the page, {rendered.drawn_diagrams} drawn as SVG "
+            f'({rendered.mermaid_sources} still <pre class="mermaid">, {rendered.undrawn_hosts} empty containers)'
+        )
+    if rendered.mermaid_sources:
+        problems.append(f'{rendered.mermaid_sources} <pre class="mermaid"> block(s) left undrawn')
+    for text in rendered.raw_sources:
+        problems.append(f"diagram source left as text: {text!r}")
+    return problems
+
+
+def notebook_title(path: Path) -> str | None:
+    """The first level-1 markdown heading of a notebook (the title mkdocs-jupyter gives its page), if any."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else source
+        in_fence = False
+        for line in text.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                in_fence = not in_fence
+            elif not in_fence and line.startswith("# "):
+                return line[2:].strip().rstrip("#").strip()
+    return None
+
+
+def check_notebook(title: str | None, cells: int, rendered: DomReport) -> list[str]:
+    """Problems with a notebook page's rendered DOM: its title and its cells."""
+    problems = []
+    if rendered.notebook_cells < cells:
+        problems.append(f"{cells} cell(s) in the notebook, {rendered.notebook_cells} rendered")
+    if title is not None:
+        if not rendered.title.startswith(title):
+            problems.append(f"page title is {rendered.title!r}, expected it to start with {title!r}")
+        if title not in rendered.h1:
+            problems.append(f"no <h1> reads {title!r} (found {rendered.h1})")
+    return problems
+
+
+# --- serving and browsing ------------------------------------------------------------------------------------------
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves the site; adds the probe to HTML; records requests for files the site lacks."""
+
+    missing: list[str]
+
+    def send_head(self):
+        """Serve HTML pages with the probe added; everything else (and redirects, errors) as the base class does."""
+        request_path = urllib.parse.urlsplit(self.path).path
+        path = Path(self.translate_path(self.path))
+        target = path / "index.html" if path.is_dir() else path
+        if not target.is_file():
+            if request_path not in _IGNORED_MISSING:
+                self.missing.append(request_path)
+            return super().send_head()
+        if target.suffix != ".html" or (path.is_dir() and not request_path.endswith("/")):
+            return super().send_head()
+        body = target.read_bytes()
+        body = body.replace(b"<head>", b"<head>" + PROBE_SCRIPT.encode(), 1)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return _BytesFile(body)
+
+    def log_message(self, format, *args):
+        """Keep the check's output to its findings."""
+
+
+class _BytesFile:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def read(self, *_args) -> bytes:
+        body, self.body = self.body, b""
+        return body
+
+    def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path) -> Iterator[tuple[str, list[str]]]:
+    """Serve ``site`` on 127.0.0.1 in a thread; yield the base URL and the list that collects missing paths."""
+    missing: list[str] = []
+    handler = type("Handler", (_Handler,), {"missing": missing})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, name="site-check-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", missing
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def run_chromium(chromium: str, url: str, *extra: str) -> str:
+    """Run headless Chromium on ``url`` with a fresh profile; return its stdout."""
+    with tempfile.TemporaryDirectory(prefix="site-check-profile-") as profile:
+        command = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url]
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        try:
+            stdout, stderr = process.communicate(timeout=BROWSER_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise RuntimeError(f"chromium did not finish in {BROWSER_TIMEOUT_S} s on {url}") from None
+        if process.returncode != 0:
+            raise RuntimeError(f"chromium exited {process.returncode} on {url}: {stderr.strip()[-500:]}")
+        return stdout
+
+
+def dump_dom(chromium: str, url: str) -> str:
+    """The page's DOM after its scripts ran (up to the virtual time budget)."""
+    return run_chromium(chromium, url, "--dump-dom")
+
+
+def screenshot(chromium: str, url: str, png: Path) -> None:
+    """A picture of the page's top for a human reader."""
+    png.parent.mkdir(parents=True, exist_ok=True)
+    run_chromium(chromium, url, f"--screenshot={png.resolve()}", f"--window-size={WINDOW_SIZE}", "--hide-scrollbars")
+
+
+# --- the check -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PageCheck:
+    """One page to open, and what to expect of it."""
+
+    url_path: str  # below the site root, "" for the home page, "notebooks/00-x/" for a notebook
+    file: Path  # the built HTML file
+    notebook: Path | None = None
+
+
+def pages_to_check(site: Path, notebooks: Path | None) -> tuple[list[PageCheck], list[str]]:
+    """The home page, every page with a diagram, every notebook's page; plus problems found without a browser."""
+    problems = []
+    checks = [PageCheck("", site / "index.html")]
+    for path in sorted(site.rglob("*.html")):
+        if path == site / "index.html" or path.name == "404.html":
+            continue
+        if b'class="mermaid"' in path.read_bytes():
+            checks.append(PageCheck(_url_path(site, path), path))
+    for notebook in sorted(notebooks.glob("*.ipynb")) if notebooks and notebooks.is_dir() else []:
+        built = site / "notebooks" / notebook.stem / "index.html"
+        if not built.is_file():
+            problems.append(f"notebooks/{notebook.name}: no page in the site (expected {built.relative_to(site)})")
+            continue
+        existing = next((check for check in checks if check.file == built), None)
+        if existing is not None:
+            existing.notebook = notebook
+        else:
+            checks.append(PageCheck(_url_path(site, built), built, notebook))
+    return checks, problems
+
+
+def _url_path(site: Path, path: Path) -> str:
+    relative = path.relative_to(site).as_posix()
+    return relative[: -len("index.html")] if relative.endswith("index.html") else relative
+
+
+def _png_name(url_path: str) -> str:
+    return (url_path.strip("/").replace("/", "-") or "index") + ".png"
+
+
+def check_site(site: Path, notebooks: Path | None, out: Path | None, chromium: str) -> list[str]:
+    """Every problem found on the built site (empty when it passes)."""
+    checks, problems = pages_to_check(site, notebooks)
+    with serve(site) as (base, missing):
+        for check in checks:
+            url = base + check.url_path
+            label = "/" + check.url_path
+            static = analyse_html(check.file.read_text(encoding="utf-8"))
+            if not static.title:
+                problems.append(f"{label}: the built file has no <title>")
+            rendered = analyse_html(dump_dom(chromium, url))
+            found = check_diagrams(static, rendered)
+            if check.notebook is not None:
+                cells = len(json.loads(check.notebook.read_text(encoding="utf-8")).get("cells", []))
+                found += check_notebook(notebook_title(check.notebook), cells, rendered)
+            problems += [f"{label}: {problem}" for problem in found]
+            if out is not None:
+                screenshot(chromium, url, out / _png_name(check.url_path))
+            status = "ok" if not found else "FAILED"
+            print(
+                f"checked {label}: {static.mermaid_sources} diagram(s), {rendered.drawn_diagrams} drawn, "
+                f"{rendered.notebook_cells} notebook cell(s): {status}"
+            )
+        problems += [f"requested but missing from the site: {path}" for path in sorted(set(missing))]
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check a built site in headless Chromium."""
+    root = Path(__file__).resolve().parents[1]
+    parser = argparse.ArgumentParser(prog="python tools/check_site.py", description=main.__doc__)
+    parser.add_argument("site", type=Path, nargs="?", default=root / "site", help="the built site (default: site)")
+    parser.add_argument("--notebooks", type=Path, default=root / "notebooks", help="notebooks the site must render")
+    parser.add_argument("--out", type=Path, default=root / "site-check", help="where screenshots go")
+    parser.add_argument("--no-screenshots", action="store_true", help="skip the screenshots")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        print(f"site check: {args.site} has no index.html; build the site first (mkdocs build)", file=sys.stderr)
+        return 2
+    chromium = shutil.which(args.chromium)
+    if chromium is None:
+        print(
+            f"site check: no Chromium at {args.chromium} (apt-get install chromium, or set CHROMIUM)", file=sys.stderr
+        )
+        return 2
+    out = None if args.no_screenshots else args.out
+    try:
+        problems = check_site(args.site, args.notebooks, out, chromium)
+    except RuntimeError as error:
+        print(f"site check: {error}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"site check FAILED: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print("site check passed" + (f"; screenshots in {out}" if out else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
