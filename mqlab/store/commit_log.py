@@ -26,6 +26,7 @@ from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.store.append_message_status import AppendMessageStatus
 from mqlab.store.commit_real_time_service import CommitRealTimeService
 from mqlab.store.config.flush_disk_type import FlushDiskType
+from mqlab.store.config.message_store_config import MULTI_PATH_SPLITTER
 from mqlab.store.default_append_message_callback import DefaultAppendMessageCallback
 from mqlab.store.dispatch_request import DispatchRequest
 from mqlab.store.flush_disk_watcher import FlushDiskWatcher
@@ -38,6 +39,7 @@ from mqlab.store.message_ext_encoder import MessageExtEncoder, MessageSizeExceed
 from mqlab.store.put_message_result import PutMessageResult
 from mqlab.store.put_message_status import PutMessageStatus
 from mqlab.store.select_mapped_buffer_result import SelectMappedBufferResult
+from mqlab.store.store_errors import StoreLoadError
 
 if TYPE_CHECKING:
     from mqlab.runtime.runtime import Runtime
@@ -77,6 +79,11 @@ class CommitLog:
         self.runtime = runtime
         self.checkpoint = checkpoint
         self.transient_store_pool = transient_store_pool
+        if MULTI_PATH_SPLITTER in config.store_path_commit_log:
+            raise StoreLoadError(
+                f"storePathCommitLog lists several directories ({config.store_path_commit_log!r}); "
+                "mqlab supports one CommitLog directory (4.9.3's multi-path CommitLog is left out)"
+            )
         use_pool = transient_store_pool is not None and config.is_transient_store_pool_enable()
         self.mapped_file_queue = MappedFileQueue(
             config.store_path_commit_log,

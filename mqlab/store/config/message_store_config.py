@@ -189,3 +189,12 @@ class MessageStoreConfig:
             and self.flush_disk_type is FlushDiskType.ASYNC_FLUSH
             and self.broker_role is not BrokerRole.SLAVE
         )
+
+    @classmethod
+    def under(cls, root: str | os.PathLike[str], **fields: object) -> MessageStoreConfig:
+        """A config whose root is ``root`` and whose CommitLog is ``<root>/commitlog``, plus ``fields`` (snake_case).
+
+        Java: none (a convenience: in 4.9.3 the two paths are separate settings and both must be moved).
+        """
+        root = os.fspath(root)
+        return cls(store_path_root_dir=root, store_path_commit_log=os.path.join(root, "commitlog"), **fields)  # type: ignore[arg-type]
