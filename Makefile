@@ -12,7 +12,7 @@ export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 export SPARK_LOCAL_IP := 127.0.0.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: venv lint unit notebooks docs site-check test lab clean
+.PHONY: venv lint unit notebooks docs site-check test lab bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ site-check: docs
 	$(BIN)/python tools/check_site.py site
 
 test: lint unit notebooks site-check
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.store_bench
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'

@@ -1,0 +1,116 @@
+"""The ``mqlab`` command: small tools around RocketMQ's formats (later issues add namesrv, broker, quickstart).
+
+Java: none (RocketMQ ships ``mqadmin`` and start scripts; this is mqlab's own entry point).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from mqlab import ROCKETMQ_VERSION, __version__
+from mqlab.common.config_errors import ConfigError
+from mqlab.common.message import message_decoder
+from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
+from mqlab.common.message.message_errors import MessageFormatError
+from mqlab.common.message.message_record_layout import spans
+
+
+def _cmd_version(args: argparse.Namespace) -> int:
+    print(f"mqlab {__version__} (follows RocketMQ {ROCKETMQ_VERSION})")
+    return 0
+
+
+def _cmd_msgid(args: argparse.Namespace) -> int:
+    """Take apart an offset message id or a UNIQ_KEY."""
+    msg_id = args.id.strip()
+    if args.kind == "offset":
+        decoded = message_decoder.decode_message_id(msg_id)
+        _rows(f"offsetMsgId {msg_id}", [("store host", decoded.address), ("commitlog offset", decoded.offset)])
+        return 0
+    setter = MessageClientIDSetter
+    _rows(
+        f"UNIQ_KEY {msg_id}",
+        [
+            ("ip", setter.get_ip_str_from_id(msg_id)),
+            ("pid (low 16 bits)", setter.get_pid_from_id(msg_id)),
+            ("class-loader hash", f"{setter.get_class_loader_hash_from_id(msg_id) & 0xFFFFFFFF:#010x}"),
+            ("ms since month start", setter.get_time_offset_from_id(msg_id)),
+            ("counter", setter.get_counter_from_id(msg_id)),
+        ],
+    )
+    return 0
+
+
+def _rows(title: str, rows: list[tuple[str, object]]) -> None:
+    print(title)
+    for name, value in rows:
+        print(f"  {name:<22}{value}")
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    """Decode the CommitLog records of a segment file, from an offset, field by field."""
+    path = Path(args.file)
+    data = path.read_bytes()
+    pos, shown = args.offset, 0
+    base = int(path.name) if path.name.isdigit() else 0
+    while pos < len(data) and shown < args.count:
+        msg = message_decoder.decode(data, pos, where=str(path))
+        print(f"record at file offset {pos} (commitlog offset {base + pos}), {msg.store_size} bytes")
+        props = message_decoder.message_properties2string(msg.properties).encode()
+        for span in spans(msg.sys_flag, len(msg.body or b""), len((msg.topic or "").encode()), len(props)):
+            raw = data[pos + span.offset : pos + span.offset + span.width]
+            shown_hex = raw.hex().upper() if len(raw) <= 24 else raw[:24].hex().upper() + "..."
+            print(f"  {span.field.number:>2} {span.field.name:<26} @{span.offset:<4} {span.width:>5} B  {shown_hex}")
+        print(f"  topic={msg.topic} queueId={msg.queue_id} queueOffset={msg.queue_offset} msgId={msg.msg_id}")
+        pos += msg.store_size
+        shown += 1
+    return 0
+
+
+def _cmd_config_check(args: argparse.Namespace) -> int:
+    """Parse a broker.conf or namesrv.properties strictly and print the effective non-default settings."""
+    from mqlab.common.config_file import load_broker_config_file, load_namesrv_config_file
+
+    loader = load_namesrv_config_file if args.namesrv else load_broker_config_file
+    configs = loader(args.file)
+    for config in configs:
+        print(f"{type(config).__name__}: ok")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and for later subcommands)."""
+    parser = argparse.ArgumentParser(prog="mqlab", description="A teaching lab for RocketMQ 4.9.3's message life cycle")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("version", help="print the version").set_defaults(func=_cmd_version)
+    msgid = sub.add_parser("msgid", help="take apart an offsetMsgId or a UNIQ_KEY")
+    msgid.add_argument("id")
+    msgid.add_argument("--kind", choices=["offset", "uniq"], default="offset")
+    msgid.set_defaults(func=_cmd_msgid)
+    record = sub.add_parser("record", help="decode CommitLog records of a segment file")
+    record.add_argument("file")
+    record.add_argument("--offset", type=int, default=0, help="byte offset in the file")
+    record.add_argument("--count", type=int, default=1, help="how many records")
+    record.set_defaults(func=_cmd_record)
+    config = sub.add_parser("config-check", help="check a broker.conf (or namesrv.properties with --namesrv)")
+    config.add_argument("file")
+    config.add_argument("--namesrv", action="store_true")
+    config.set_defaults(func=_cmd_config_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input ends with a one-line error and exit code 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (MessageFormatError, ConfigError, OSError, ValueError) as exc:
+        print(f"mqlab {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
