@@ -1,4 +1,3 @@
-
 from mqlab.cli import main
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message.message import Message
