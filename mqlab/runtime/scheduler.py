@@ -14,7 +14,7 @@ at a virtual time that depends only on the seed and the inputs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from mqlab.common.service_thread import ServiceThread
@@ -116,3 +116,34 @@ class Scheduler(Protocol):
     def stop_service(self, service: ServiceThread, join_timeout_ms: int) -> None:
         """Stop the loop (waiting up to ``join_timeout_ms`` for a running ``run_once`` to finish)."""
         ...
+
+
+class CompletedFuture(Generic[T]):
+    """A future born complete: no lock and no waiting, the same in both runtimes (e.g. an ASYNC_FLUSH put)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: T):
+        self._value = value
+
+    def done(self) -> bool:
+        """Always true."""
+        return True
+
+    def set_result(self, value: T) -> None:
+        """Ignored: the first completion counts."""
+
+    def set_exception(self, exc: BaseException) -> None:
+        """Ignored: the first completion counts."""
+
+    def result(self, timeout_ms: int | None = None) -> T:
+        """The value, at once."""
+        return self._value
+
+    def exception(self) -> BaseException | None:
+        """Never an exception."""
+        return None
+
+    def add_done_callback(self, fn: Callable[[CompletedFuture[T]], None]) -> None:
+        """Call ``fn`` now."""
+        fn(self)

@@ -23,6 +23,7 @@ from mqlab.common.message.message_decoder import string2message_properties
 from mqlab.common.message.message_errors import MessageFormatError
 from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.runtime.scheduler import CompletedFuture
 from mqlab.store.append_message_status import AppendMessageStatus
 from mqlab.store.commit_real_time_service import CommitRealTimeService
 from mqlab.store.config.flush_disk_type import FlushDiskType
@@ -161,10 +162,8 @@ class CommitLog:
         return self.mapped_file_queue.remain_how_many_data_to_flush()
 
     # -- putting -------------------------------------------------------------------------------------------------
-    def _completed(self, value: Any):
-        future = self.runtime.scheduler.new_future()
-        future.set_result(value)
-        return future
+    def _completed(self, value: Any) -> CompletedFuture[Any]:
+        return CompletedFuture(value)
 
     def async_put_message(self, msg: MessageExtBrokerInner):
         """Append one message; the returned future completes once the flush policy is satisfied.

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.common.message.message_record_layout import PROPERTIES_MAX_BYTES, TOPIC_MAX_BYTES
+from mqlab.runtime.scheduler import CompletedFuture
 from mqlab.store.commit_log import CommitLog, RecoveryOutcome
 from mqlab.store.commit_log_dispatcher import CommitLogDispatcher
 from mqlab.store.commit_log_dispatcher_build_consume_queue import CommitLogDispatcherBuildConsumeQueue
@@ -143,12 +144,20 @@ class DefaultMessageStore:
         last_exit_ok = not paths.get_abort_file(self.root).exists()
         self.recovery_report = RecoveryReport(last_exit_ok=last_exit_ok)
         self._extend_short_segments()
-        self.store_checkpoint = StoreCheckpoint(paths.get_store_checkpoint(self.root))
+        checkpoint_path = paths.get_store_checkpoint(self.root)
+        if not checkpoint_path.exists() and any(Path(self.config.store_path_commit_log).glob("[0-9]*")):
+            self.recovery_report.notes.append(
+                "checkpoint file missing: created an empty one (all three timestamps 0, so an abnormal recovery "
+                "scans from the first CommitLog file)"
+            )
+        self.store_checkpoint = StoreCheckpoint(checkpoint_path)
         if self.config.is_transient_store_pool_enable():
             self.transient_store_pool.init()
         self.commit_log = CommitLog(self.config, self.runtime, self.store_checkpoint, self.transient_store_pool)
         self.commit_log.load()
-        rebuild_all = self.load_consume_queue()
+        # A zero-extended segment may sit before the last three files (where normal recovery looks) or before the
+        # checkpoint (where abnormal recovery starts): scan from the first file so the damage is found.
+        rebuild_all = self.load_consume_queue() or bool(self.recovery_report.extended_segments)
         self.reput_message_service = ReputMessageService(
             self.runtime,
             self.config,
@@ -194,7 +203,6 @@ class DefaultMessageStore:
             if path.is_file() and path.name.isdigit() and path.stat().st_size < size:
                 os.truncate(path, size)
                 self.recovery_report.extended_segments.append(path.name)
-                self.recovery_report.last_exit_ok = False
 
     def load_consume_queue(self) -> bool:
         """Map every ConsumeQueue under ``consumequeue/<topic>/<queueId>``; quarantine damaged ones.
@@ -366,7 +374,8 @@ class DefaultMessageStore:
                 (self.root / name).unlink()
 
     # -- writing -------------------------------------------------------------------------------------------------
-    def _check_store_status(self) -> PutMessageStatus:
+    def check_store_status(self) -> PutMessageStatus:
+        """Shut down, slave, not writable (disk full, queue errors) or page cache busy. Java: #checkStoreStatus."""
         if self.shutdown_flag:
             return PutMessageStatus.SERVICE_NOT_AVAILABLE
         if self.config.broker_role is BrokerRole.SLAVE:
@@ -377,8 +386,11 @@ class DefaultMessageStore:
             return PutMessageStatus.OS_PAGECACHE_BUSY
         return PutMessageStatus.PUT_OK
 
-    def _check_message(self, msg: Any) -> PutMessageStatus:
-        if len((msg.topic or "").encode("utf-8")) > TOPIC_MAX_BYTES:
+    @staticmethod
+    def check_message(msg: Any) -> PutMessageStatus:
+        """Topic over 127 characters or properties over 32767: MESSAGE_ILLEGAL. Java: #checkMessage."""
+        topic = msg.topic or ""
+        if len(topic) > TOPIC_MAX_BYTES or (not topic.isascii() and len(topic.encode("utf-8")) > TOPIC_MAX_BYTES):
             return PutMessageStatus.MESSAGE_ILLEGAL
         properties = getattr(msg, "properties_string", None)
         if properties and len(properties) > PROPERTIES_MAX_BYTES:
@@ -390,17 +402,21 @@ class DefaultMessageStore:
 
         Java: DefaultMessageStore#asyncPutMessage
         """
-        for status in (self._check_store_status(), self._check_message(msg)):
-            if status is not PutMessageStatus.PUT_OK:
-                return self._completed(PutMessageResult(status))
+        status = self.check_store_status()
+        if status is PutMessageStatus.PUT_OK:
+            status = self.check_message(msg)
+        if status is not PutMessageStatus.PUT_OK:
+            return self._completed(PutMessageResult(status))
         assert self.commit_log is not None
         return self.commit_log.async_put_message(msg)
 
     def async_put_messages(self, batch: MessageExtBatch):
         """The batch variant. Java: DefaultMessageStore#asyncPutMessages."""
-        for status in (self._check_store_status(), self._check_message(batch)):
-            if status is not PutMessageStatus.PUT_OK:
-                return self._completed(PutMessageResult(status))
+        status = self.check_store_status()
+        if status is PutMessageStatus.PUT_OK:
+            status = self.check_message(batch)
+        if status is not PutMessageStatus.PUT_OK:
+            return self._completed(PutMessageResult(status))
         assert self.commit_log is not None
         return self.commit_log.async_put_messages(batch)
 
@@ -419,10 +435,8 @@ class DefaultMessageStore:
         except TimeoutError:
             return PutMessageResult(PutMessageStatus.UNKNOWN_ERROR)
 
-    def _completed(self, value: Any):
-        future = self.runtime.scheduler.new_future()
-        future.set_result(value)
-        return future
+    def _completed(self, value: Any) -> CompletedFuture[Any]:
+        return CompletedFuture(value)
 
     def is_os_page_cache_busy(self) -> bool:
         """The put lock has been held longer than ``osPageCacheBusyTimeOutMills``. Java: #isOSPageCacheBusy."""

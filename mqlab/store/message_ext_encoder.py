@@ -47,22 +47,24 @@ class MessageExtEncoder:
         length = layout.cal_msg_length(msg.sys_flag, len(body), len(topic), len(properties))
         if length > self.max_message_size:
             return PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL)
-        record = layout.CommitLogRecord(
-            queue_id=msg.queue_id,
-            flag=msg.flag,
-            sys_flag=msg.sys_flag,
-            born_timestamp=msg.born_timestamp,
-            born_host=msg.born_host,
-            store_timestamp=msg.store_timestamp,
-            store_host=msg.store_host,
-            reconsume_times=msg.reconsume_times,
-            prepared_transaction_offset=msg.prepared_transaction_offset,
-            body=body,
-            topic=topic,
-            properties=properties,
-            body_crc=msg.body_crc,
+        # QUEUEOFFSET and PHYSICALOFFSET are 0 here; doAppend patches them (and STORETIMESTAMP) in the lock.
+        return layout.pack(
+            msg.queue_id,
+            msg.flag,
+            0,
+            0,
+            msg.sys_flag,
+            msg.born_timestamp,
+            msg.born_host.field_bytes,
+            msg.store_timestamp,
+            msg.store_host.field_bytes,
+            msg.reconsume_times,
+            msg.prepared_transaction_offset,
+            body,
+            topic,
+            properties,
+            msg.body_crc,
         )
-        return layout.encode(record)
 
     def encode_batch(self, batch: MessageExtBatch) -> tuple[bytes, int]:
         """All inner records of a batch, concatenated, and how many there are.
@@ -92,21 +94,24 @@ class MessageExtEncoder:
             total += length
             if length > self.max_message_size or total > self.max_message_size:
                 raise MessageSizeExceededError("message size exceeded")
-            record = layout.CommitLogRecord(
-                queue_id=batch.queue_id,
-                flag=flag,
-                sys_flag=batch.sys_flag,
-                born_timestamp=batch.born_timestamp,
-                born_host=batch.born_host,
-                store_timestamp=batch.store_timestamp,
-                store_host=batch.store_host,
-                reconsume_times=batch.reconsume_times,
-                prepared_transaction_offset=0,
-                body=body,
-                topic=topic,
-                properties=props,
-                body_crc=util_all.crc32(body),
+            out.append(
+                layout.pack(
+                    batch.queue_id,
+                    flag,
+                    0,
+                    0,
+                    batch.sys_flag,
+                    batch.born_timestamp,
+                    batch.born_host.field_bytes,
+                    batch.store_timestamp,
+                    batch.store_host.field_bytes,
+                    batch.reconsume_times,
+                    0,
+                    body,
+                    topic,
+                    props,
+                    util_all.crc32(body),
+                )
             )
-            out.append(layout.encode(record))
             count += 1
         return b"".join(out), count
