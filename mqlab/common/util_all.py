@@ -135,3 +135,20 @@ def ip_to_ipv6_str(ip: bytes) -> str | None:
     if len(ip) != 16:
         return None
     return ":".join(f"{ip[i]:02x}{ip[i + 1]:02x}" for i in range(0, 16, 2))
+
+
+def get_disk_partition_space_used_percent(total: int, free: int, usable: int) -> float:
+    """Used fraction (0..1) of a partition, rounded up to 0.01; -1 when the size is unknown.
+
+    ``used = total - free``; the ratio is ``used / (used + usable)`` so blocks reserved for root count as used.
+
+    Java: UtilAll#getDiskPartitionSpaceUsedPercent (4.9.3; the space figures come from the runtime)
+    """
+    if total <= 0:
+        return -1.0
+    used = total - free
+    entire = used + usable
+    if entire <= 0:
+        return -1.0
+    percent = used * 100 // entire + (1 if used * 100 % entire else 0)
+    return percent / 100.0

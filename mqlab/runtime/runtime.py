@@ -15,6 +15,7 @@ from datetime import tzinfo
 from typing import Any, TypeVar
 
 from mqlab.runtime.clock import Clock
+from mqlab.runtime.disk import Disk, RealDisk
 from mqlab.runtime.host import HostIdentity
 from mqlab.runtime.scheduler import Scheduler
 from mqlab.runtime.trace import Trace
@@ -36,6 +37,7 @@ class Runtime:
         simulated: whether this runtime is the deterministic simulation.
         total_physical_memory: RAM in bytes, for the store's "message is on disk, not in page cache" guess (Java:
             ``StoreUtil.TOTAL_PHYSICAL_MEMORY_SIZE``; 24 GiB, Java's fallback, in a simulation).
+        disk: reports partition space (the real file system, or the simulated disk of a simulation).
     """
 
     def __init__(
@@ -50,6 +52,7 @@ class Runtime:
         trace: Trace,
         simulated: bool,
         total_physical_memory: int = 24 * 1024**3,
+        disk: Disk | None = None,
     ):
         self.node = node
         self.clock = clock
@@ -60,6 +63,7 @@ class Runtime:
         self.trace = trace
         self.simulated = simulated
         self.total_physical_memory = total_physical_memory
+        self.disk: Disk = disk if disk is not None else RealDisk()
         self._singletons: dict[Any, Any] = {}
         self._singletons_lock = threading.Lock()
 

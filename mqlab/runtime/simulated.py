@@ -21,6 +21,7 @@ from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mqlab.runtime.clock import VirtualClock
+from mqlab.runtime.disk import SimulatedDisk
 from mqlab.runtime.host import HostIdentity
 from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.scheduler import FutureTimeoutError
@@ -276,6 +277,7 @@ class SimulatedWorld:
         self.start_ms = start_ms
         self.tz = tz
         self.trace = Trace(origin_ms=start_ms)
+        self.disk = SimulatedDisk()
         self.scheduler = SimScheduler(self)
         self._heap: list[_Event] = []
         self._seq = itertools.count()
@@ -304,6 +306,7 @@ class SimulatedWorld:
             tz=self.tz,
             trace=self.trace,
             simulated=True,
+            disk=self.disk,
         )
         self._nodes[node] = runtime
         return runtime

@@ -14,15 +14,16 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mqlab.common import util_all
 from mqlab.common.message import message_const as mc
 from mqlab.common.message import message_record_layout as layout
-from mqlab.common.message.message_decoder import string2message_properties
+from mqlab.common.message.message_decoder import message_properties2string, string2message_properties
 from mqlab.common.message.message_errors import MessageFormatError
 from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.common.topic.topic_validator import RMQ_SYS_SCHEDULE_TOPIC
 from mqlab.runtime.scheduler import CompletedFuture
 from mqlab.store.append_message_status import AppendMessageStatus
 from mqlab.store.commit_real_time_service import CommitRealTimeService
@@ -52,6 +53,7 @@ MESSAGE_MAGIC_CODE = layout.MESSAGE_MAGIC_CODE
 BLANK_MAGIC_CODE = layout.BLANK_MAGIC_CODE
 _TRAN_MASK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
 _TRAN_PREPARED = int(MessageSysFlag.TRANSACTION_PREPARED_TYPE)
+_TRAN_COMMIT = int(MessageSysFlag.TRANSACTION_COMMIT_TYPE)
 _TRAN_ROLLBACK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
 _BORN_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG)
 _STORE_V6 = int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)
@@ -107,9 +109,8 @@ class CommitLog:
         self.commit_log_service = CommitRealTimeService(
             runtime, config, self.mapped_file_queue, self.flush_commit_log_service
         )
-        # Set by the store: the delay-level hook (ScheduleMessageService) and its max level, when present.
-        self.max_delay_level: Callable[[], int] | None = None
-        self.compute_deliver_timestamp: Callable[[int, int], int] | None = None
+        # Set by the store when it has one: rewrites delayed messages and computes their deliver time.
+        self.schedule_message_service: DelayLevelService | None = None
 
     # -- life cycle ----------------------------------------------------------------------------------------------
     def load(self) -> None:
@@ -172,6 +173,8 @@ class CommitLog:
         """
         msg.store_timestamp = self.runtime.now_ms()
         msg.body_crc = util_all.crc32(msg.body)
+        if self.schedule_message_service is not None:
+            self.handle_delay_level(msg)
         if msg.born_host.is_ipv6:
             msg.sys_flag |= _BORN_V6
         if msg.store_host.is_ipv6:
@@ -366,15 +369,39 @@ class CommitLog:
     def _delay_tags_code(self, topic: str, properties: dict[str, str], store_timestamp: int, tags_code: int) -> int:
         """For SCHEDULE_TOPIC_XXXX the tags code is the deliver time (needs the schedule service's levels)."""
         delay = properties.get(mc.PROPERTY_DELAY_TIME_LEVEL)
-        if topic != "SCHEDULE_TOPIC_XXXX" or delay is None or self.max_delay_level is None:
+        service = self.schedule_message_service
+        if topic != RMQ_SYS_SCHEDULE_TOPIC or delay is None or service is None:
             return tags_code
         try:
-            level = min(int(delay), self.max_delay_level())
+            level = min(int(delay), service.get_max_delay_level())
         except ValueError:
             return tags_code
-        if level > 0 and self.compute_deliver_timestamp is not None:
-            return self.compute_deliver_timestamp(level, store_timestamp)
+        if level > 0:
+            return service.compute_deliver_timestamp(level, store_timestamp)
         return tags_code
+
+    def handle_delay_level(self, msg: MessageExtBrokerInner) -> None:
+        """A delayed message goes to SCHEDULE_TOPIC_XXXX queue ``level - 1``, remembering its real topic and queue.
+
+        Only for normal and committed messages with ``DELAY`` > 0 and a schedule service; the level is clamped to
+        the highest configured one, ``REAL_TOPIC``/``REAL_QID`` are added and the properties string is serialised
+        again from the (HashMap) property map.
+
+        Java: the delay block at the start of CommitLog#asyncPutMessage
+        """
+        service = self.schedule_message_service
+        tran_type = msg.sys_flag & _TRAN_MASK
+        if service is None or tran_type not in (0, _TRAN_COMMIT) or msg.get_delay_time_level() <= 0:
+            return
+        if msg.get_delay_time_level() > service.get_max_delay_level():
+            msg.set_delay_time_level(service.get_max_delay_level())
+        level = msg.get_delay_time_level()
+        msg.put_property(mc.PROPERTY_REAL_TOPIC, msg.topic or "")
+        msg.put_property(mc.PROPERTY_REAL_QUEUE_ID, str(msg.queue_id))
+        msg.properties_string = message_properties2string(msg.properties)
+        msg.topic = RMQ_SYS_SCHEDULE_TOPIC
+        msg.queue_id = level - 1  # ScheduleMessageService#delayLevel2QueueId
+        self.runtime.trace_event("CommitLog", "delayToScheduleTopic", level=level, queueId=msg.queue_id)
 
     # -- recovery ------------------------------------------------------------------------------------------------
     def _scan(self, start_index: int, check_crc: bool, on_record: Callable[[DispatchRequest], None] | None):
@@ -508,6 +535,18 @@ def _last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
             return low + len(piece)
         end = low
     return start
+
+
+class DelayLevelService(Protocol):
+    """What the CommitLog needs of ScheduleMessageService: the delay levels."""
+
+    def get_max_delay_level(self) -> int:
+        """Number of configured levels (18 by default)."""
+        ...
+
+    def compute_deliver_timestamp(self, delay_level: int, store_timestamp: int) -> int:
+        """``store_timestamp`` plus the level's delay."""
+        ...
 
 
 class RecoveryOutcome:
