@@ -59,3 +59,17 @@ class TopicConfig:
             return cls(parts[0], int(parts[1]), int(parts[2]), int(parts[3]), TopicFilterType[parts[4]])
         except (ValueError, KeyError) as exc:
             raise TopicConfigDecodeError(f"bad topic config {text!r}: {exc}") from exc
+
+    @classmethod
+    def from_json(cls, data: dict) -> TopicConfig:
+        """From decoded fastjson JSON (``topics.json``, RegisterBrokerBody)."""
+        filter_type = data.get("topicFilterType", "SINGLE_TAG")
+        return cls(
+            data.get("topicName"),
+            int(data.get("readQueueNums", DEFAULT_READ_QUEUE_NUMS)),
+            int(data.get("writeQueueNums", DEFAULT_WRITE_QUEUE_NUMS)),
+            int(data.get("perm", perm_name.PERM_READ | perm_name.PERM_WRITE)),
+            TopicFilterType[filter_type] if isinstance(filter_type, str) else TopicFilterType.SINGLE_TAG,
+            int(data.get("topicSysFlag", 0)),
+            bool(data.get("order", False)),
+        )

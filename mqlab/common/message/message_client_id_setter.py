@@ -149,9 +149,13 @@ class MessageClientIDSetter:
 
     @staticmethod
     def get_time_offset_from_id(msg_id: str) -> int:
-        """Milliseconds since the start of the month when the id was made (no Java getter; for teaching)."""
+        """Milliseconds since the start of the month when the id was made (no Java getter; for teaching).
+
+        Read unsigned, as ``getNearlyTimeFromID`` reads it: Java writes ``(int) diff``, which turns negative after
+        2^31 ms (about 24.9 days) into a month, so only the unsigned reading names late-month ids correctly.
+        """
         raw = MessageClientIDSetter._bytes(msg_id)
-        return int.from_bytes(raw[len(raw) - 6 : len(raw) - 2], "big", signed=True)
+        return int.from_bytes(raw[len(raw) - 6 : len(raw) - 2], "big")
 
     @staticmethod
     def get_counter_from_id(msg_id: str) -> int:

@@ -20,6 +20,7 @@ from enum import Enum
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message.message_errors import (
     BadMagicCodeError,
+    MessageFormatError,
     PropertiesTooLongError,
     RecordSizeMismatchError,
     TopicTooLongError,
@@ -464,9 +465,21 @@ def decode_raw(
     )
 
 
-def host_from_field(raw: bytes) -> InetSocketAddress:
-    """An address object from a stored host field (address bytes + 4-byte port)."""
-    return InetSocketAddress.from_bytes(raw[:-4], int.from_bytes(raw[-4:], "big"))
+def host_from_field(
+    raw: bytes, *, name: str = "host", position: int | None = None, where: str = ""
+) -> InetSocketAddress:
+    """An address object from a stored host field (address bytes + 4-byte port).
+
+    Raises:
+        MessageFormatError: the port is outside 0..65535 (Java's ``InetSocketAddress`` refuses it too, and
+            ``MessageDecoder#decode`` then returns null), named after the field ``name`` at ``position``.
+    """
+    try:
+        return InetSocketAddress.from_bytes(raw[:-4], int.from_bytes(raw[-4:], "big"))
+    except ValueError as exc:
+        raise MessageFormatError(
+            f"{name} holds an impossible address: {exc}", field=name, position=position, where=where
+        ) from exc
 
 
 def decode(
@@ -481,9 +494,16 @@ def decode(
         physical_offset=raw.physical_offset,
         sys_flag=raw.sys_flag,
         born_timestamp=raw.born_timestamp,
-        born_host=host_from_field(raw.born_host),
+        born_host=host_from_field(
+            raw.born_host, name="BORNHOST", position=base + offset + position_of("BORNHOST"), where=where
+        ),
         store_timestamp=raw.store_timestamp,
-        store_host=host_from_field(raw.store_host),
+        store_host=host_from_field(
+            raw.store_host,
+            name="STOREHOSTADDRESS",
+            position=base + offset + position_of("STOREHOSTADDRESS", raw.sys_flag),
+            where=where,
+        ),
         reconsume_times=raw.reconsume_times,
         prepared_transaction_offset=raw.prepared_transaction_offset,
         body=raw.body if raw.body is not None else b"",
