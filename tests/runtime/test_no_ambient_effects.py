@@ -22,6 +22,10 @@ def library_files():
 @pytest.mark.parametrize("path", list(library_files()), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_wall_clock_randomness_or_sockets(path):
     tree = ast.parse(path.read_text(), filename=str(path))
+    # Imports only made for type annotations (under ``if TYPE_CHECKING:``) never run.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
+            node.body = []
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
