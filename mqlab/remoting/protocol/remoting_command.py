@@ -149,6 +149,8 @@ class RemotingCommand:
 
         Java: RemotingCommand#decodeCommandCustomHeader
         """
+        if self.ext_fields is None and self.custom_header is not None:
+            self.make_custom_header_to_net()  # a command built in-process, not read from the wire
         header = decode_header(cls, self.ext_fields, strict=strict)
         self.custom_header = header
         return header

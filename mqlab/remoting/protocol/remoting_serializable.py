@@ -74,6 +74,8 @@ class _Writer:
             out.append("null")
         elif isinstance(value, bool):
             out.append("true" if value else "false")
+        elif isinstance(value, enum.IntEnum | enum.IntFlag):
+            out.append(str(int(value)))  # Python-side int codes (RequestCode, ResponseCode) are Java ints
         elif isinstance(value, enum.Enum):
             out.append(_string(value.name))
         elif isinstance(value, int):
