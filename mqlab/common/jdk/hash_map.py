@@ -20,7 +20,7 @@ never get there in practice (it takes 49+ properties with 9 keys sharing one buc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, MutableSet, Set
 from typing import Any, TypeVar
 
 from mqlab.common.jdk.string_hash import java_string_hash, to_int32
@@ -198,3 +198,48 @@ class JavaHashMap(MutableMapping[K, V]):
             for bucket in self._table:
                 bucket.clear()
         self._size = 0
+
+
+class JavaHashSet(MutableSet[K]):
+    """A set iterating in ``java.util.HashSet`` order (a HashSet is a HashMap of keys).
+
+    Java: java.util.HashSet (teaching emulation)
+    """
+
+    __slots__ = ("_map",)
+
+    def __init__(self, items: Iterable[K] = ()):
+        self._map: JavaHashMap[K, bool] = JavaHashMap()
+        for item in items:
+            self._map[item] = True
+
+    def __contains__(self, item: object) -> bool:
+        try:
+            return item in self._map
+        except TypeError:
+            return False
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._map)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def add(self, value: K) -> None:
+        """Add (an existing element keeps its place)."""
+        if value not in self._map:
+            self._map[value] = True
+
+    def discard(self, value: K) -> None:
+        """Remove if present."""
+        self._map.pop(value, None)
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(str(v) for v in self) + "]"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Set):
+            return len(self) == len(other) and all(v in other for v in self)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
