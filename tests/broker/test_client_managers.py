@@ -91,6 +91,7 @@ def test_queue_locks_belong_to_one_client_and_lapse_after_60_s():
     assert locks.try_lock_batch("g", [mq0, mq1], "c2") == set()
     clock.now += 60_000
     assert locks.try_lock("g", mq0, "c2") is False  # exactly 60 s: still held
+    assert locks.try_lock("g", mq1, "c1") is True  # c1 renews mq1 only
     clock.now += 1
     assert locks.try_lock("g", mq0, "c2") is True
     locks.unlock_batch("g", [mq1], "c2")  # not c2's: nothing happens
