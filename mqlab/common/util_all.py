@@ -75,13 +75,18 @@ def is_it_time_to_do(when: str, hour: int) -> bool:
     """Whether ``hour`` (0-23, local) is one of the ``;``-separated hours in ``when`` (e.g. ``deleteWhen="04"``).
 
     Java: UtilAll#isItTimeToDo (the current hour is passed in instead of read from the clock)
+
+    Raises:
+        ValueError: an entry before the matching one is not a number (Java's ``Integer.parseInt`` throws too, which
+            aborts the cleaning pass that asked).
     """
     for part in when.split(";"):
         try:
-            if int(part) == hour:
-                return True
-        except ValueError:
-            continue  # Java also ignores entries that are not numbers
+            value = int(part)
+        except ValueError as exc:
+            raise ValueError(f"deleteWhen entry {part!r} of {when!r} is not an hour") from exc
+        if value == hour:
+            return True
     return False
 
 

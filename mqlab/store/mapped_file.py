@@ -82,8 +82,9 @@ class MappedFile(ReferenceResource):
         self.write_buffer: bytearray | None = None
         self._fd = -1
         self.mapped_byte_buffer: mmap.mmap
+        existed = self.file.exists()
         self._open()
-        self.last_modified_ms = self._initial_mtime()
+        self.last_modified_ms = self._initial_mtime(existed)
         if transient_store_pool is not None:
             self.write_buffer = transient_store_pool.borrow_buffer()
 
@@ -108,10 +109,12 @@ class MappedFile(ReferenceResource):
             raise MappedFileCreateError(f"cannot create or map {self.file} ({self.file_size} bytes): {exc}") from exc
         self._fd = fd
 
-    def _initial_mtime(self) -> int:
-        if self.runtime.simulated:
+    def _initial_mtime(self, existed: bool) -> int:
+        # A new segment is as old as the runtime's clock says; a loaded one keeps the age its mtime records (in a
+        # simulation the mtime was set from the virtual clock when the segment was flushed).
+        if self.runtime.simulated and not existed:
             return self.runtime.now_ms()
-        return int(self.file.stat().st_mtime * 1000)
+        return self.file.stat().st_mtime_ns // 1_000_000
 
     def cleanup(self, current_ref: int) -> bool:
         """Unmap and close once no reader holds the file.
@@ -296,6 +299,26 @@ class MappedFile(ReferenceResource):
     def read_int(self, pos: int) -> int:
         """A big-endian int at ``pos`` of the mapping (for recovery scans)."""
         return struct.unpack_from(">i", self.mapped_byte_buffer, pos)[0]
+
+    def erase_after(self, pos: int, chunk: int = 1 << 20) -> int:
+        """Zero every non-zero byte from ``pos`` to the end of the file; return how many bytes were zeroed.
+
+        Java: none. RocketMQ truncates by moving the positions only, so the cut bytes stay in the file and a later
+        recovery can read them back as records (or ConsumeQueue units) once new data lines up with them; mqlab
+        erases them. Reads backwards in chunks and writes only up to the last non-zero byte.
+        """
+        buf = self.mapped_byte_buffer
+        end = self.file_size
+        while end > pos:
+            low = max(pos, end - chunk)
+            piece = buf[low:end].rstrip(b"\x00")
+            if piece:
+                end = low + len(piece)
+                break
+            end = low
+        if end > pos:
+            buf[pos:end] = bytes(end - pos)
+        return max(end - pos, 0)
 
     def slice_byte_buffer(self) -> mmap.mmap:
         """The whole mapping (recovery and checks read it in place).

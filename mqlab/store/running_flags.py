@@ -44,10 +44,10 @@ class RunningFlags:
         self._set(WRITE_INDEX_FILE_ERROR_BIT, True)
 
     def get_and_make_disk_full(self) -> bool:
-        """Mark the disk full; return whether it was already. Java: RunningFlags#getAndMakeDiskFull."""
-        was = bool(self.flag_bits & DISK_FULL_BIT)
+        """Mark the disk full; return whether it was OK until now. Java: RunningFlags#getAndMakeDiskFull."""
+        was_ok = not self.flag_bits & DISK_FULL_BIT
         self._set(DISK_FULL_BIT, True)
-        return was
+        return was_ok
 
     def get_and_make_disk_ok(self) -> bool:
         """Clear the disk-full bit; return whether the disk was OK before. Java: RunningFlags#getAndMakeDiskOK."""

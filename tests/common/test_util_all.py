@@ -37,7 +37,9 @@ def test_human_strings_use_the_given_zone():
 def test_is_it_time_to_do():
     assert util_all.is_it_time_to_do("04", 4)
     assert util_all.is_it_time_to_do("04;12", 12)
-    assert not util_all.is_it_time_to_do("04;x", 5)
+    assert util_all.is_it_time_to_do("04;x", 4)  # an earlier match returns before the bad entry is parsed
+    with pytest.raises(ValueError, match="not an hour"):
+        util_all.is_it_time_to_do("04;x", 5)  # as Integer.parseInt throws in Java
 
 
 def test_compress_is_zlib_and_matches_java_for_this_body():
