@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from mqlab.runtime.clock import Clock
 from mqlab.runtime.disk import Disk, RealDisk
 from mqlab.runtime.host import HostIdentity
+from mqlab.runtime.network import Network, NoNetwork
 from mqlab.runtime.scheduler import Scheduler
 from mqlab.runtime.trace import Trace
 
@@ -38,6 +39,8 @@ class Runtime:
         total_physical_memory: RAM in bytes, for the store's "message is on disk, not in page cache" guess (Java:
             ``StoreUtil.TOTAL_PHYSICAL_MEMORY_SIZE``; 24 GiB, Java's fallback, in a simulation).
         disk: reports partition space (the real file system, or the simulated disk of a simulation).
+        network: listens, connects and carries bytes (real TCP, or the simulated world's network); a runtime
+            built without one has ``NoNetwork``, which refuses every use.
     """
 
     def __init__(
@@ -53,6 +56,7 @@ class Runtime:
         simulated: bool,
         total_physical_memory: int = 24 * 1024**3,
         disk: Disk | None = None,
+        network: Network | None = None,
     ):
         self.node = node
         self.clock = clock
@@ -64,6 +68,7 @@ class Runtime:
         self.simulated = simulated
         self.total_physical_memory = total_physical_memory
         self.disk: Disk = disk if disk is not None else RealDisk()
+        self.network: Network = network if network is not None else NoNetwork()
         self._singletons: dict[Any, Any] = {}
         self._singletons_lock = threading.Lock()
 

@@ -25,6 +25,7 @@ from mqlab.runtime.disk import SimulatedDisk
 from mqlab.runtime.host import HostIdentity
 from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.scheduler import FutureTimeoutError
+from mqlab.runtime.sim_network import SimNetwork
 from mqlab.runtime.trace import Trace
 
 if TYPE_CHECKING:
@@ -279,6 +280,8 @@ class SimulatedWorld:
         self.trace = Trace(origin_ms=start_ms)
         self.disk = SimulatedDisk()
         self.scheduler = SimScheduler(self)
+        # Connections between the world's nodes, with seeded latency and fault injection (see sim_network).
+        self.network = SimNetwork(self)
         self._heap: list[_Event] = []
         self._seq = itertools.count()
         self._nodes: dict[str, Runtime] = {}
@@ -307,6 +310,7 @@ class SimulatedWorld:
             trace=self.trace,
             simulated=True,
             disk=self.disk,
+            network=self.network.attach(node, host.ip),
         )
         self._nodes[node] = runtime
         return runtime

@@ -22,6 +22,7 @@ from mqlab.runtime.clock import SystemClock
 from mqlab.runtime.host import HostIdentity
 from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.scheduler import FutureTimeoutError
+from mqlab.runtime.tcp_network import TcpNetwork
 from mqlab.runtime.trace import Trace
 
 if TYPE_CHECKING:
@@ -283,6 +284,7 @@ class ThreadedRuntime:
             trace=trace if trace is not None else Trace(origin_ms=clock.now_ms()),
             simulated=False,
             total_physical_memory=_physical_memory(),
+            network=TcpNetwork(),
         )
 
 

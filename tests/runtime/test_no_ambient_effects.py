@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mqlab"
-# The runtime is the one place allowed to touch the machine; the transport that opens sockets will join it.
+# The runtime is the one place allowed to touch the machine (its tcp_network opens the sockets).
 ALLOWED = {PACKAGE / "runtime"}
 FORBIDDEN_MODULES = {"time", "random", "socket", "secrets", "uuid"}
 FORBIDDEN_CALLS = {("datetime", "now"), ("datetime", "today"), ("date", "today"), ("os", "getpid")}

@@ -5,8 +5,10 @@ Java: org.apache.rocketmq.remoting.exception.RemotingCommandException (rocketmq-
 
 from __future__ import annotations
 
+from mqlab.remoting.exception.remoting_exception import RemotingException
 
-class RemotingCommandException(Exception):
+
+class RemotingCommandException(RemotingException):
     """Bad command bytes or header fields; the message says which and where."""
 
 

@@ -292,17 +292,19 @@ class FrameDecoder:
         """Add received bytes; return the complete frames (without their length prefix).
 
         Raises:
-            RemotingFrameError: a length prefix that is negative, under 4, or over the limit (the connection
-                must then be closed: the stream cannot be resynchronised).
+            RemotingFrameError: a length prefix that is negative, under 4, or makes the whole frame (prefix
+                included, as Netty counts it) longer than the limit (the connection must then be closed: the
+                stream cannot be resynchronised).
         """
         self._buffer += data
         frames = []
         while len(self._buffer) >= 4:
             (length,) = _INT.unpack_from(self._buffer, 0)
-            if length < 4 or length > self.max_frame_length:
+            # Netty adds the 4 bytes of the length field before comparing with maxFrameLength.
+            if length < 4 or length + 4 > self.max_frame_length:
                 head = bytes(self._buffer[:8]).hex()
                 raise RemotingFrameError(
-                    f"frame length {length} is outside 4..{self.max_frame_length} (first bytes {head})"
+                    f"frame length {length} is outside 4..{self.max_frame_length - 4} (first bytes {head})"
                 )
             if len(self._buffer) < 4 + length:
                 break
