@@ -6,7 +6,9 @@ Java: none (RocketMQ ships ``mqadmin`` and start scripts; this is mqlab's own en
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,6 +83,45 @@ def _cmd_config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def wait_for_signal(stop: threading.Event) -> None:
+    """Block until SIGINT or SIGTERM (Java: the shutdown hook registered by the start-up class)."""
+
+    def handle(signum, frame):
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handle)
+    while not stop.wait(0.2):
+        pass
+
+
+def _cmd_namesrv(args: argparse.Namespace) -> int:
+    """Run a name server until SIGINT/SIGTERM. Java: NamesrvStartup#main."""
+    from mqlab.common.config_file import load_namesrv_config_file
+    from mqlab.common.namesrv.namesrv_config import NamesrvConfig
+    from mqlab.namesrv.namesrv_controller import NamesrvController
+    from mqlab.remoting.netty.netty_server_config import NettyServerConfig
+    from mqlab.runtime import ThreadedRuntime
+
+    if args.config:
+        namesrv_config, netty_server_config = load_namesrv_config_file(args.config)
+    else:
+        namesrv_config, netty_server_config = NamesrvConfig(), NettyServerConfig.for_namesrv()
+    if args.port is not None:
+        netty_server_config.listen_port = args.port
+    runtime = ThreadedRuntime.create("namesrv")
+    controller = NamesrvController(namesrv_config, netty_server_config, runtime, listen_host=args.host)
+    controller.initialize()
+    controller.start()
+    print(f"The Name Server boot success. serializeType=JSON (listening on {args.host}:{controller.listen_port})")
+    sys.stdout.flush()
+    wait_for_signal(threading.Event())
+    controller.shutdown()
+    runtime.scheduler.close()
+    print("The Name Server shut down.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for later subcommands)."""
     parser = argparse.ArgumentParser(prog="mqlab", description="A teaching lab for RocketMQ 4.9.3's message life cycle")
@@ -99,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("file")
     config.add_argument("--namesrv", action="store_true")
     config.set_defaults(func=_cmd_config_check)
+    namesrv = sub.add_parser("namesrv", help="run a name server (like mqnamesrv)")
+    namesrv.add_argument("-c", "--config", help="namesrv.properties")
+    namesrv.add_argument("-p", "--port", type=int, help="listen port (default 9876)")
+    namesrv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    namesrv.set_defaults(func=_cmd_namesrv)
     return parser
 
 

@@ -80,3 +80,44 @@ def test_python_dash_m(tmp_path):
 
     result = subprocess.run([sys.executable, "-m", "mqlab", "version"], capture_output=True, text=True, check=True)
     assert result.stdout.startswith("mqlab ")
+
+
+def test_namesrv_process_serves_and_stops_on_sigterm(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from mqlab.common.protocol.header.namesrv import headers as h
+    from mqlab.common.protocol.request_code import RequestCode
+    from mqlab.common.protocol.response_code import ResponseCode
+    from mqlab.remoting.netty.netty_client_config import NettyClientConfig
+    from mqlab.remoting.netty.netty_remoting_client import NettyRemotingClient
+    from mqlab.remoting.protocol.remoting_command import RemotingCommand
+    from mqlab.runtime import ThreadedRuntime
+
+    conf = tmp_path / "namesrv.properties"
+    conf.write_text(f"kvConfigPath={tmp_path / 'kv.json'}\nlistenPort=0\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mqlab", "namesrv", "-c", str(conf)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "The Name Server boot success" in line
+        port = int(line.rsplit(":", 1)[1].rstrip(")\n"))
+        rt = ThreadedRuntime.create("cli-test")
+        client = NettyRemotingClient(NettyClientConfig(), rt)
+        client.start()
+        req = RemotingCommand.create_request_command(
+            RequestCode.GET_ROUTEINFO_BY_TOPIC, h.GetRouteInfoRequestHeader("Nope"), opaque=1
+        )
+        assert client.invoke_sync(f"127.0.0.1:{port}", req, 3000).code == ResponseCode.TOPIC_NOT_EXIST
+        client.shutdown()
+        rt.scheduler.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert "shut down" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        time.sleep(0)
