@@ -12,7 +12,7 @@ export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 export SPARK_LOCAL_IP := 127.0.0.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: venv lint unit notebooks docs site-check test lab bench clean
+.PHONY: venv lint unit notebooks spark docs site-check test lab bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,10 +27,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not spark"
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env notebooks/
+
+# PySpark exercises: the data-source tests (one shared local[2] session) and the Spark notebooks.
+spark: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m spark tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env spark/
 
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
@@ -40,7 +45,7 @@ site-check: docs
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python tools/check_site.py site
 
-test: lint unit notebooks site-check
+test: lint unit notebooks spark site-check
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.store_bench
@@ -50,7 +55,7 @@ $(LAB_STAMP): $(STAMP)
 	touch $@
 
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --notebook-dir=.
 
 clean:
 	rm -rf site .cache .pytest_cache .ruff_cache .hypothesis

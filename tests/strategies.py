@@ -127,3 +127,22 @@ def batch_messages(draw: st.DrawFn) -> Message:
 
 
 uniq_id_ips = st.one_of(st.binary(min_size=4, max_size=4), st.binary(min_size=16, max_size=16))
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Store (tests/store): what the stateful store test feeds a DefaultMessageStore.
+# ----------------------------------------------------------------------------------------------------------------------
+
+# Tags a subscription can ask for; "Aa" and "BB" share Java hash code 2112, so a filter on one lets the other through.
+store_tags = st.sampled_from(["TagA", "TagB", "Aa", "BB", None])
+# Bodies from empty to a few hundred bytes: 4 KiB segments then hold between ~10 and ~35 records.
+store_bodies = st.binary(max_size=300)
+# Tag subscriptions for get_message: everything, one tag, or two tags joined by "||".
+store_subscriptions = st.one_of(
+    st.none(),
+    st.just("*"),
+    st.sampled_from(["TagA", "TagB", "Aa", "BB"]),
+    st.sampled_from(["TagA || TagB", "Aa || TagA"]),
+)
+# How far a step moves virtual time: nothing, one reput tick, a group commit, a flush round, a thorough flush.
+store_time_steps = st.sampled_from([0, 1, 10, 200, 600, 10_500])

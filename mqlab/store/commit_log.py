@@ -134,7 +134,10 @@ class CommitLog:
             self.flush_commit_log_service.on_stopped()
 
     def flush(self) -> int:
-        """Commit and flush everything now; returns the flushed offset. Java: CommitLog#flush."""
+        """Commit and flush one segment each (where the committed and flushed offsets are); returns the flushed offset.
+
+        Java: CommitLog#flush
+        """
         self.mapped_file_queue.commit(0)
         self.mapped_file_queue.flush(0)
         return self.mapped_file_queue.flushed_where
@@ -299,7 +302,9 @@ class CommitLog:
     def get_message(self, offset: int, size: int) -> SelectMappedBufferResult | None:
         """Exactly ``size`` bytes at ``offset`` (one record). Java: CommitLog#getMessage."""
         mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset, offset == 0)
-        if mapped_file is None:
+        if mapped_file is None or offset < mapped_file.file_from_offset:
+            # Java asks for "the first segment if not found" when offset == 0 and then reads that segment at
+            # position 0: once segment 0 is deleted that returns the bytes of another record. mqlab answers "gone".
             return None
         return mapped_file.select_mapped_buffer(offset % self.config.mapped_file_size_commit_log, size)
 

@@ -9,6 +9,7 @@ at byte ``N * 20`` of the queue's virtual space, split into files of ``mappedFil
 
 from __future__ import annotations
 
+import mmap
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,9 +110,11 @@ class ConsumeQueue:
                 if pos == 0 and offset >= phy_offset:
                     self.mapped_file_queue.delete_last_mapped_file()
                     break  # the whole file is dirty: look at the one before
-                if pos > 0 and not (offset >= 0 and size > 0):
-                    return
-                if offset >= phy_offset:
+                if not (offset >= 0 and size > 0) or offset >= phy_offset:
+                    # Java skips the validity check for the first unit of the file and would keep a zero unit (a file
+                    # whose only unit was never flushed before a crash) as unit 0 of the queue; mqlab stops there.
+                    # It also erases the cut units, which Java leaves for the next recovery to read back.
+                    mapped_file.erase_after(mapped_file.wrote_position)
                     return
                 end = pos + CQ_STORE_UNIT_SIZE
                 mapped_file.wrote_position = mapped_file.committed_position = mapped_file.flushed_position = end
@@ -158,6 +161,18 @@ class ConsumeQueue:
                 self.min_logic_offset = mapped_file.file_from_offset + pos
                 return
 
+    def delete_expired_file(self, offset: int) -> int:
+        """Drop the leading files whose units all point below CommitLog ``offset``, then move the min offset.
+
+        Java: ConsumeQueue#deleteExpiredFile
+
+        Returns:
+            How many files were deleted.
+        """
+        count = self.mapped_file_queue.delete_expired_file_by_offset(offset, CQ_STORE_UNIT_SIZE)
+        self.correct_min_offset(offset)
+        return count
+
     # -- writing -------------------------------------------------------------------------------------------------
     def put_message_position_info(self, offset: int, size: int, tags_code: int, cq_offset: int) -> bool:
         """Append the unit for queue offset ``cq_offset`` (idempotent: already-built records are skipped).
@@ -176,21 +191,40 @@ class ConsumeQueue:
             mqf.flushed_where = expect_logic_offset
             mqf.committed_where = expect_logic_offset
             self.fill_pre_blank(mapped_file.append_message_bytes, expect_logic_offset)
-        if cq_offset != 0:
-            current_logic_offset = mapped_file.wrote_position + mapped_file.file_from_offset
-            if expect_logic_offset < current_logic_offset:
-                return True  # this unit is already there (a repeated dispatch)
-            if expect_logic_offset != current_logic_offset:
-                self.runtime.trace_event(
-                    "ConsumeQueue",
-                    "orderMaybeWrong",
-                    topic=self.topic,
-                    queueId=self.queue_id,
-                    expect=expect_logic_offset,
-                    current=current_logic_offset,
-                )
+        current_logic_offset = mapped_file.wrote_position + mapped_file.file_from_offset
+        if expect_logic_offset < current_logic_offset:
+            # Already there (a repeated dispatch), or a hole: units a crash lost in a file recovery did not scan.
+            # Java only checks this for cq_offset != 0 and trusts the slot; mqlab fills a hole in place.
+            return self._repair_unit(expect_logic_offset, offset, size, tags_code)
+        if cq_offset != 0 and expect_logic_offset != current_logic_offset:
+            self.runtime.trace_event(
+                "ConsumeQueue",
+                "orderMaybeWrong",
+                topic=self.topic,
+                queueId=self.queue_id,
+                expect=expect_logic_offset,
+                current=current_logic_offset,
+            )
         self.max_physic_offset = offset + size
         return mapped_file.append_message_bytes(UNIT.pack(offset, size, tags_code))
+
+    def _repair_unit(self, logic_offset: int, offset: int, size: int, tags_code: int) -> bool:
+        """Write the unit at ``logic_offset`` if the slot holds no valid unit (Java: none, see the caller)."""
+        mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(logic_offset)
+        if mapped_file is None:
+            return True
+        pos = logic_offset % self.mapped_file_size
+        buf = mapped_file.mapped_byte_buffer
+        old_offset, old_size, _tags = UNIT.unpack_from(buf, pos)
+        if old_offset >= 0 and old_size > 0:
+            return True
+        UNIT.pack_into(buf, pos, offset, size, tags_code)
+        page = pos - pos % mmap.PAGESIZE
+        buf.flush(page, pos + CQ_STORE_UNIT_SIZE - page)  # behind the flushed position: no flush round covers it
+        self.runtime.trace_event(
+            "ConsumeQueue", "repairUnit", topic=self.topic, queueId=self.queue_id, logicOffset=logic_offset
+        )
+        return True
 
     def fill_pre_blank(self, append, until_where: int) -> None:
         """Fill the first file with blank units up to ``until_where`` (a queue starting at a non-zero offset).

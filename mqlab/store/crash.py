@@ -9,6 +9,7 @@ the clean-shutdown steps.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from mqlab.store.default_message_store import DefaultMessageStore
@@ -64,9 +65,28 @@ def simulate_crash(
             service.make_stop()
             service.shutdown()
     store.shutdown_flag = True
+    _forget_unflushed_checkpoint(store)
     store._close_files()
     store.runtime.trace_event("DefaultMessageStore", "crash", commitLogBytesLost=cl_lost, consumeQueueBytesLost=cq_lost)
     return CrashReport(cl_lost, cq_lost, torn)
+
+
+def _forget_unflushed_checkpoint(store: DefaultMessageStore) -> None:
+    """Put the checkpoint's fields back to what its file holds.
+
+    The timestamps in memory run ahead of the file, which only changes on ``StoreCheckpoint#flush``. Closing the
+    files flushes the checkpoint; without this step a crash would persist timestamps whose ConsumeQueue units were
+    never flushed, and abnormal recovery would then start too late and skip rebuilding them.
+    """
+    checkpoint = store.store_checkpoint
+    if checkpoint is None or not checkpoint.path.exists():
+        return
+    head = checkpoint.path.read_bytes()[:24]
+    if len(head) == 24:
+        physic, logics, index = struct.unpack(">qqq", head)
+        checkpoint.physic_msg_timestamp = physic
+        checkpoint.logics_msg_timestamp = logics
+        checkpoint.index_msg_timestamp = index
 
 
 def _tear_last_record(store: DefaultMessageStore) -> int | None:

@@ -1,7 +1,8 @@
 """The store's façade: wires CommitLog, ConsumeQueues, reput and flush services, and answers reads and writes.
 
 Java: org.apache.rocketmq.store.DefaultMessageStore (rocketmq-all-4.9.3)
-Promoted inner classes: ReputMessageService, FlushConsumeQueueService, CommitLogDispatcherBuildConsumeQueue
+Promoted inner classes: ReputMessageService, FlushConsumeQueueService, CommitLogDispatcherBuildConsumeQueue,
+CommitLogDispatcherBuildIndex
 Left out: HA, DLedger, LMQ, store statistics
 
 Life cycle: ``load()`` maps the files and recovers them (normally after a clean shutdown, abnormally after a crash,
@@ -29,10 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.common.message.message_record_layout import PROPERTIES_MAX_BYTES, TOPIC_MAX_BYTES
-from mqlab.runtime.scheduler import CompletedFuture
+from mqlab.runtime.scheduler import CompletedFuture, TimerHandle
+from mqlab.store.clean_commit_log_service import CleanCommitLogPass, CleanCommitLogService
+from mqlab.store.clean_consume_queue_service import CleanConsumeQueuePass, CleanConsumeQueueService
 from mqlab.store.commit_log import CommitLog, RecoveryOutcome
 from mqlab.store.commit_log_dispatcher import CommitLogDispatcher
 from mqlab.store.commit_log_dispatcher_build_consume_queue import CommitLogDispatcherBuildConsumeQueue
+from mqlab.store.commit_log_dispatcher_build_index import CommitLogDispatcherBuildIndex
 from mqlab.store.config import store_path_config_helper as paths
 from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE, UNIT, ConsumeQueue
@@ -40,15 +44,18 @@ from mqlab.store.dispatch_request import DispatchRequest
 from mqlab.store.flush_consume_queue_service import FlushConsumeQueueService
 from mqlab.store.get_message_result import GetMessageResult
 from mqlab.store.get_message_status import GetMessageStatus
+from mqlab.store.index.index_service import IndexService
 from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
 from mqlab.store.message_filter import MessageFilter
 from mqlab.store.put_message_result import PutMessageResult
 from mqlab.store.put_message_status import PutMessageStatus
+from mqlab.store.query_message_result import QueryMessageResult
 from mqlab.store.reput_message_service import ReputMessageService
 from mqlab.store.running_flags import RunningFlags
+from mqlab.store.schedule.schedule_message_service import ScheduleMessageService
 from mqlab.store.select_mapped_buffer_result import SelectMappedBufferResult
 from mqlab.store.store_checkpoint import StoreCheckpoint
-from mqlab.store.store_errors import StoreLockedError
+from mqlab.store.store_errors import StoreLoadError, StoreLockedError
 from mqlab.store.transient_store_pool import TransientStorePool
 
 if TYPE_CHECKING:
@@ -122,8 +129,18 @@ class DefaultMessageStore:
         self.dispatcher_list: list[CommitLogDispatcher] = [
             CommitLogDispatcherBuildConsumeQueue(self.put_message_position_info)
         ]
+        # Made in load() (it needs the checkpoint); the index dispatcher asks for it at each record.
+        self.index_service: IndexService | None = None
+        self.dispatcher_list.append(CommitLogDispatcherBuildIndex(config, lambda: self.index_service))
         self.reput_message_service: ReputMessageService | None = None
         self.flush_consume_queue_service: FlushConsumeQueueService | None = None
+        # Delayed messages (docs/spec/store-delay-messages.md). Created here as in Java's constructor; its load()
+        # runs at the end of load(), after recovery (4.9.3 order).
+        self.schedule_message_service = ScheduleMessageService(self)
+        # Made in load() with the CommitLog; add_schedule_task() runs them, shutdown() cancels the timers.
+        self.clean_commit_log_service: CleanCommitLogService | None = None
+        self.clean_consume_queue_service: CleanConsumeQueueService | None = None
+        self._schedule_handles: list[TimerHandle] = []
         self.message_arriving_listener = message_arriving_listener
         self.recovery_report = RecoveryReport()
         self._lock_fd = -1
@@ -151,9 +168,11 @@ class DefaultMessageStore:
                 "scans from the first CommitLog file)"
             )
         self.store_checkpoint = StoreCheckpoint(checkpoint_path)
+        self.index_service = IndexService(self.config, self.runtime, self.store_checkpoint, self.running_flags)
         if self.config.is_transient_store_pool_enable():
             self.transient_store_pool.init()
         self.commit_log = CommitLog(self.config, self.runtime, self.store_checkpoint, self.transient_store_pool)
+        self.commit_log.schedule_message_service = self.schedule_message_service
         self.commit_log.load()
         # A zero-extended segment may sit before the last three files (where normal recovery looks) or before the
         # checkpoint (where abnormal recovery starts): scan from the first file so the damage is found.
@@ -169,7 +188,15 @@ class DefaultMessageStore:
         self.flush_consume_queue_service = FlushConsumeQueueService(
             self.runtime, self.config, self.iter_consume_queues, self.store_checkpoint
         )
+        self._create_clean_services()
+        # Java's order: index files first (after a crash, those newer than the checkpoint go), then recovery,
+        # whose re-dispatch rebuilds their entries.
+        self.index_service.load(last_exit_ok)
         self.recover(last_exit_ok and not rebuild_all, rebuild_from_first_file=rebuild_all)
+        # Last, as in 4.9.3: correctDelayOffset needs the recovered ConsumeQueues (so recovery ran with no delay
+        # levels parsed yet; the spec page explains what that does to re-dispatched delayed messages).
+        if not self.schedule_message_service.load():
+            raise StoreLoadError("config/delayOffset.json and its .bak are both unreadable")
         self._loaded = True
         self.runtime.trace_event(
             "DefaultMessageStore", "load", lastExitOK=last_exit_ok, maxOffset=self.get_max_phy_offset()
@@ -314,12 +341,24 @@ class DefaultMessageStore:
         self.reput_message_service.start()
         self._wait_until(lambda: self.dispatch_behind_bytes() <= 0)
         self.recover_topic_queue_table()
+        self.handle_schedule_message_service(self.config.broker_role)
         assert self.flush_consume_queue_service is not None
         self.flush_consume_queue_service.start()
         commit_log.start()
         paths.get_abort_file(self.root).touch()
+        self.add_schedule_task()
         self.shutdown_flag = False
         self.runtime.trace_event("DefaultMessageStore", "start", reputFromOffset=reput_from)
+
+    def handle_schedule_message_service(self, broker_role: BrokerRole) -> None:
+        """A slave stops delivering delayed messages; any other role starts it.
+
+        Java: DefaultMessageStore#handleScheduleMessageService
+        """
+        if broker_role is BrokerRole.SLAVE:
+            self.schedule_message_service.shutdown()
+        else:
+            self.schedule_message_service.start()
 
     def _wait_until(self, condition, interval_ms: int = 100, limit_ms: int = 60_000) -> bool:
         if self.runtime.simulated:
@@ -339,6 +378,8 @@ class DefaultMessageStore:
         """
         if not self.shutdown_flag:
             self.shutdown_flag = True
+            self._cancel_schedule_tasks()  # Java shuts both scheduled executors down first
+            self.schedule_message_service.shutdown()  # persists config/delayOffset.json
             assert self.commit_log is not None and self.reput_message_service is not None
             self.commit_log.shutdown()
             self._wait_until(lambda: not self.reput_message_service.is_commit_log_available(), limit_ms=5000)
@@ -347,6 +388,8 @@ class DefaultMessageStore:
                 self.flush_consume_queue_service.shutdown()
                 if self.runtime.simulated:
                     self.flush_consume_queue_service.on_stopped()
+            if self.index_service is not None:
+                self.index_service.flush()  # mqlab forces the last index file; Java leaves it to the OS
             if self.running_flags.is_writeable() and self.dispatch_behind_bytes() == 0:
                 with contextlib.suppress(FileNotFoundError):
                     paths.get_abort_file(self.root).unlink()
@@ -354,6 +397,9 @@ class DefaultMessageStore:
         self._close_files()
 
     def _close_files(self) -> None:
+        self._cancel_schedule_tasks()  # also when a crash skipped shutdown(): no timer may touch closed files
+        if self.index_service is not None:
+            self.index_service.shutdown()
         if self.store_checkpoint is not None:
             self.store_checkpoint.shutdown()
         if self.commit_log is not None:
@@ -369,9 +415,71 @@ class DefaultMessageStore:
         self.destroy_logics()
         if self.commit_log is not None:
             self.commit_log.mapped_file_queue.destroy()
+        if self.index_service is not None:
+            self.index_service.destroy()
         for name in ("abort", "checkpoint"):
             with contextlib.suppress(FileNotFoundError):
                 (self.root / name).unlink()
+
+    # -- cleaning expired files (docs/spec/store-cleaning.md) ---------------------------------------------------
+    def _create_clean_services(self) -> None:
+        assert self.commit_log is not None
+        # Java's constructor creates both directories (MappedFile#ensureDirOK); a missing one would measure as -1,
+        # which the cleaner reads as "disk full, reclaim space".
+        Path(self.config.store_path_commit_log).mkdir(parents=True, exist_ok=True)
+        paths.get_store_path_consume_queue(self.root).mkdir(parents=True, exist_ok=True)
+        self.clean_commit_log_service = CleanCommitLogService(
+            self.config, self.runtime, self.commit_log, self.running_flags
+        )
+        self.clean_consume_queue_service = CleanConsumeQueueService(
+            self.config,
+            self.runtime,
+            self.commit_log,
+            self.iter_consume_queues,
+            index_service=lambda: getattr(self, "index_service", None),
+        )
+
+    def add_schedule_task(self) -> None:
+        """Clean files every ``cleanResourceInterval`` (first after 60 s) and check the disk every 10 s (after 1 s).
+
+        Java: DefaultMessageStore#addScheduleTask (left out: the ten-minute ``checkSelf`` log and the lock-debug
+        task, which only write logs)
+        """
+        assert self.clean_commit_log_service is not None
+        scheduler = self.runtime.scheduler
+        self._cancel_schedule_tasks()
+        self._schedule_handles = [
+            scheduler.schedule_at_fixed_rate(
+                60 * 1000, self.config.clean_resource_interval, self.clean_files_periodically, name="cleanFiles"
+            ),
+            scheduler.schedule_at_fixed_rate(
+                1000, 10_000, self.clean_commit_log_service.is_space_full, name="DiskCheckScheduledThread"
+            ),
+        ]
+
+    def _cancel_schedule_tasks(self) -> None:
+        handles, self._schedule_handles = self._schedule_handles, []
+        for handle in handles:
+            handle.cancel()
+
+    def clean_files_periodically(self) -> tuple[CleanCommitLogPass | None, CleanConsumeQueuePass | None]:
+        """One clean round: expired CommitLog segments, then the ConsumeQueue and index files they leave useless.
+
+        Java: DefaultMessageStore#cleanFilesPeriodically
+
+        Returns:
+            The CommitLog pass and the ConsumeQueue pass (either is ``None`` if its step failed), for printing.
+        """
+        assert self.clean_commit_log_service is not None and self.clean_consume_queue_service is not None
+        return self.clean_commit_log_service.run(), self.clean_consume_queue_service.run()
+
+    def execute_delete_files_manually(self) -> None:
+        """Make the next 20 clean rounds delete expired segments whatever the hour and disk.
+
+        Java: DefaultMessageStore#executeDeleteFilesManually (the admin request DELETE_EXPIRED_COMMITLOG)
+        """
+        assert self.clean_commit_log_service is not None
+        self.clean_commit_log_service.execute_delete_files_manually()
 
     # -- writing -------------------------------------------------------------------------------------------------
     def check_store_status(self) -> PutMessageStatus:
@@ -664,7 +772,8 @@ class DefaultMessageStore:
         result = self.commit_log.get_message(commit_log_offset, size)
         if result is None:
             return None
-        return message_decoder.decode(result.data, where=f"commitlog offset {commit_log_offset}")
+        # Java decodes without inflating the body (MessageDecoder#decode(buffer, true, false)).
+        return message_decoder.decode(result.data, decompress_body=False, where=f"commitlog offset {commit_log_offset}")
 
     def select_one_message_by_offset(self, commit_log_offset: int, size: int | None = None):
         """The raw record at a CommitLog offset. Java: DefaultMessageStore#selectOneMessageByOffset."""
@@ -675,6 +784,45 @@ class DefaultMessageStore:
                 return None
             size = struct.unpack(">i", head.data)[0]
         return self.commit_log.get_message(commit_log_offset, size)
+
+    def query_message(
+        self, topic: str, key: str, max_num: int, begin_timestamp: int, end_timestamp: int
+    ) -> QueryMessageResult:
+        """Records whose ``topic#key`` *hash* is in the index within the time window, ascending by offset.
+
+        Up to three rounds: ask the index (at most ``maxMsgsNumBatch`` offsets), sort the offsets, read the
+        records; stop once something was read, else retry with the window's end moved back to the store time of
+        the first offset found. The key strings are never compared here (Java's check is commented out): a key
+        with the same hash brings its records too, and the reader filters (``mqlab.store.index.key_check``).
+
+        Java: DefaultMessageStore#queryMessage
+        """
+        result = QueryMessageResult()
+        if self.index_service is None:
+            return result
+        last_query_msg_time = end_timestamp
+        for _ in range(3):
+            found = self.index_service.query_offset(topic, key, max_num, begin_timestamp, last_query_msg_time)
+            if not found.phy_offsets:
+                break
+            result.index_last_update_phyoffset = found.index_last_update_phyoffset
+            result.index_last_update_timestamp = found.index_last_update_timestamp
+            last_query_msg_time = self._read_query_hits(sorted(found.phy_offsets), result, last_query_msg_time)
+            if result.buffer_total_size > 0 or last_query_msg_time < begin_timestamp:
+                break
+        return result
+
+    def _read_query_hits(self, phy_offsets: list[int], result: QueryMessageResult, last_query_msg_time: int) -> int:
+        """Add each readable record to ``result``; return the first offset's store time (the next round's end)."""
+        assert self.commit_log is not None
+        for m, offset in enumerate(phy_offsets):
+            select = self.select_one_message_by_offset(offset)
+            if select is None:
+                continue  # deleted or past the end: Java logs the failed lookup and goes on
+            if m == 0:
+                last_query_msg_time = self.commit_log.pickup_store_timestamp(offset, select.size)
+            result.add_message(select)
+        return last_query_msg_time
 
     def get_earliest_message_time(self, topic: str | None = None, queue_id: int = 0) -> int:
         """Store time of the first message of a queue (or of the CommitLog); -1 if none.

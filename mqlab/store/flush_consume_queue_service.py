@@ -55,8 +55,12 @@ class FlushConsumeQueueService(ServiceThread):
             logics_msg_timestamp = self.checkpoint.logics_msg_timestamp
         count = 0
         for queue in self.consume_queues():
-            for _ in range(retry_times):
-                queue.flush(least_pages)
+            # Java stops a queue's retries once a flush moves nothing; each flush covers one file only. mqlab keeps
+            # going while files remain: with small files a burst fills several per round, and a thorough round must
+            # cover everything dispatched before the logics timestamp it is about to persist.
+            for _ in range(retry_times + len(queue.mapped_file_queue.mapped_files)):
+                if queue.flush(least_pages):
+                    break
             count += 1
         if least_pages == 0:
             if logics_msg_timestamp > 0:

@@ -8,6 +8,7 @@ Segment ``i`` starts at ``first_offset + i * mapped_file_size`` and is named by 
 
 from __future__ import annotations
 
+import struct
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from mqlab.store.transient_store_pool import TransientStorePool
 
 DELETE_FILES_BATCH_MAX = 10
+# A ConsumeQueue unit starts with the CommitLog offset it points at (big-endian long).
+_LONG = struct.Struct(">q")
 
 
 class MappedFileQueue:
@@ -225,6 +228,7 @@ class MappedFileQueue:
                 mapped_file.wrote_position = where
                 mapped_file.committed_position = where
                 mapped_file.flushed_position = where
+                mapped_file.erase_after(where)  # mqlab: cut bytes must not come back at the next recovery
             else:
                 mapped_file.destroy(1000)
                 removed.append(mapped_file)
@@ -295,3 +299,101 @@ class MappedFileQueue:
         Java: MappedFileQueue#getMappedMemorySize
         """
         return len(self.mapped_files) * self.mapped_file_size
+
+    # -- expiry (see docs/spec/store-cleaning.md) -----------------------------------------------------------------
+    def get_mapped_file_by_time(self, timestamp: int) -> MappedFile | None:
+        """The first segment last modified at or after ``timestamp`` (epoch ms), else the last one.
+
+        Java: MappedFileQueue#getMappedFileByTime
+        """
+        files = list(self.mapped_files)
+        if not files:
+            return None
+        return next((m for m in files if m.get_last_modified_timestamp() >= timestamp), files[-1])
+
+    def delete_expired_file_by_time(
+        self,
+        expired_time_ms: int,
+        delete_files_interval_ms: int,
+        interval_forcibly_ms: int,
+        clean_immediately: bool,
+    ) -> int:
+        """Destroy the oldest segments last written ``expired_time_ms`` ago or more (any age if ``clean_immediately``).
+
+        The scan runs from the oldest segment and never looks at the last one (the one being written). It stops at
+        the first segment that is too young, so a young segment is never skipped over to reach older ones behind it
+        (files are only ever removed from the head), and it stops at the first segment whose ``destroy`` fails
+        (still referenced by a reader; a later pass or ``retry_delete_first_file`` finishes it). At most
+        ``DELETE_FILES_BATCH_MAX`` (10) segments go per call, with a pause of ``delete_files_interval_ms`` after each
+        one except before the last candidate (Java sleeps the thread; here the runtime sleeps, which in a simulation
+        lets other events run, as other threads would).
+
+        Java: MappedFileQueue#deleteExpiredFileByTime
+
+        Returns:
+            How many segments were destroyed and removed from the queue.
+        """
+        candidates = list(self.mapped_files)[:-1]  # Java: the loop stops before the last file
+        destroyed: list[MappedFile] = []
+        for i, mapped_file in enumerate(candidates):
+            live_max_timestamp = mapped_file.get_last_modified_timestamp() + expired_time_ms
+            # The clock is read for every file, as Java does: the pauses between deletions move it on.
+            if not (self.runtime.now_ms() >= live_max_timestamp or clean_immediately):
+                break  # never delete in the middle of the queue
+            if not mapped_file.destroy(interval_forcibly_ms):
+                break  # still held: keep it as the head of the queue
+            destroyed.append(mapped_file)
+            if len(destroyed) >= DELETE_FILES_BATCH_MAX:
+                break
+            if delete_files_interval_ms > 0 and i + 1 < len(candidates):
+                self.runtime.scheduler.sleep(delete_files_interval_ms)
+        self.delete_expired_file(destroyed)
+        return len(destroyed)
+
+    def delete_expired_file_by_offset(self, offset: int, unit_size: int) -> int:
+        """Destroy the leading ConsumeQueue segments whose last unit points below CommitLog ``offset``.
+
+        For each segment but the last, the 8-byte CommitLog offset at the start of its last unit (byte
+        ``mapped_file_size - unit_size``) decides: below ``offset`` means every unit of the segment points at deleted
+        CommitLog data. A segment that can no longer be read because an earlier destroy left it unavailable (a
+        "hanged" file) is destroyed as well. The first segment that is kept, or whose destroy fails, ends the scan.
+        Unlike the by-time scan there is no batch limit, and the forced-destroy interval is fixed at 60 s.
+
+        Java: MappedFileQueue#deleteExpiredFileByOffset
+
+        Returns:
+            How many segments were destroyed and removed from the queue.
+        """
+        destroyed: list[MappedFile] = []
+        for mapped_file in list(self.mapped_files)[:-1]:
+            result = mapped_file.select_mapped_buffer(self.mapped_file_size - unit_size)
+            if result is not None:
+                max_offset_in_logic_queue = _LONG.unpack_from(result.data, 0)[0]
+                destroy = max_offset_in_logic_queue < offset
+            elif not mapped_file.available:
+                self.runtime.trace_event("MappedFileQueue", "hangedFile", file=mapped_file.file.name)
+                destroy = True
+            else:
+                break  # a segment before the last that is not full: Java logs that this never happens
+            if not (destroy and mapped_file.destroy(1000 * 60)):
+                break
+            destroyed.append(mapped_file)
+        self.delete_expired_file(destroyed)
+        return len(destroyed)
+
+    def retry_delete_first_file(self, interval_forcibly_ms: int) -> bool:
+        """Try again to destroy a first segment that an earlier destroy left unavailable but not deleted.
+
+        Java: MappedFileQueue#retryDeleteFirstFile
+
+        Returns:
+            Whether such a segment was found and is now deleted.
+        """
+        mapped_file = self.get_first_mapped_file()
+        if mapped_file is None or mapped_file.available:
+            return False
+        self.runtime.trace_event("MappedFileQueue", "retryDeleteFirstFile", file=mapped_file.file.name)
+        if not mapped_file.destroy(interval_forcibly_ms):
+            return False
+        self.delete_expired_file([mapped_file])
+        return True

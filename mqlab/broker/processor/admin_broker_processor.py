@@ -1,0 +1,323 @@
+"""The broker's default processor: topic and group administration, offsets, statistics and queue locks.
+
+Java: org.apache.rocketmq.broker.processor.AdminBrokerProcessor (rocketmq-all-4.9.3)
+Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTAMP, GET_MAX_OFFSET, GET_MIN_OFFSET,
+GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
+UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
+GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET. Every other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer
+(ACL, broker config updates, topic deletion, offset resets, consumer diagnostics and transactions are left out).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mqlab.common import mix_all, util_all
+from mqlab.common.admin.consume_stats import ConsumeStats
+from mqlab.common.admin.offset_wrapper import OffsetWrapper
+from mqlab.common.admin.topic_offset import TopicOffset
+from mqlab.common.admin.topic_stats_table import TopicStatsTable
+from mqlab.common.jdk.hash_map import JavaHashMap, JavaHashSet
+from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.kv_table import KVTable
+from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
+from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
+from mqlab.common.protocol.body.unlock_batch_request_body import UnlockBatchRequestBody
+from mqlab.common.protocol.header import broker_headers as bh
+from mqlab.common.protocol.request_code import RequestCode
+from mqlab.common.protocol.response_code import ResponseCode
+from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
+from mqlab.common.topic import topic_validator
+from mqlab.common.topic_config import TopicConfig
+from mqlab.common.topic_filter_type import TopicFilterType
+from mqlab.remoting.netty.netty_remoting_abstract import request_code_not_supported_remark
+from mqlab.remoting.protocol import remoting_serializable
+from mqlab.remoting.protocol.remoting_command import RemotingCommand
+
+if TYPE_CHECKING:
+    from mqlab.broker.broker_controller import BrokerController
+
+# Java: MQVersion.getVersionDesc(MQVersion.CURRENT_VERSION).
+BROKER_VERSION_DESC = "V4_9_3"
+
+
+def human_readable_byte_count(count: int, si: bool = False) -> str:
+    """``1.5 KiB``-style sizes. Java: MixAll#humanReadableByteCount."""
+    unit = 1000 if si else 1024
+    if count < unit:
+        return f"{count} B"
+    exp = int(math.log(count) / math.log(unit))
+    prefix = ("kMGTPE" if si else "KMGTPE")[exp - 1] + ("" if si else "i")
+    return f"{count / unit**exp:.1f} {prefix}B"
+
+
+def _success(response: RemotingCommand, body: bytes | None = None) -> RemotingCommand:
+    response.code, response.remark = ResponseCode.SUCCESS, None
+    if body is not None:
+        response.body = body
+    return response
+
+
+class AdminBrokerProcessor:
+    """Registered as the remoting server's default processor (it sees every code no other processor takes)."""
+
+    def __init__(self, broker_controller: BrokerController):
+        self.broker_controller = broker_controller
+        self._handlers: dict[int, Callable[[Any, RemotingCommand], RemotingCommand]] = {
+            RequestCode.UPDATE_AND_CREATE_TOPIC: self.update_and_create_topic,
+            RequestCode.GET_ALL_TOPIC_CONFIG: self.get_all_topic_config,
+            RequestCode.SEARCH_OFFSET_BY_TIMESTAMP: self.search_offset_by_timestamp,
+            RequestCode.GET_MAX_OFFSET: self.get_max_offset,
+            RequestCode.GET_MIN_OFFSET: self.get_min_offset,
+            RequestCode.GET_EARLIEST_MSG_STORETIME: self.get_earliest_msg_storetime,
+            RequestCode.GET_BROKER_RUNTIME_INFO: self.get_broker_runtime_info,
+            RequestCode.LOCK_BATCH_MQ: self.lock_batch_mq,
+            RequestCode.UNLOCK_BATCH_MQ: self.unlock_batch_mq,
+            RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: self.update_and_create_subscription_group,
+            RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: self.get_all_subscription_group,
+            RequestCode.GET_TOPIC_STATS_INFO: self.get_topic_stats_info,
+            RequestCode.GET_CONSUME_STATS: self.get_consume_stats,
+            RequestCode.GET_ALL_CONSUMER_OFFSET: self.get_all_consumer_offset,
+            RequestCode.GET_ALL_DELAY_OFFSET: self.get_all_delay_offset,
+        }
+
+    def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
+        """Dispatch by code; unknown codes: REQUEST_CODE_NOT_SUPPORTED. Java: AdminBrokerProcessor#processRequest."""
+        handler = self._handlers.get(request.code)
+        if handler is None:
+            return self.get_unknown_cmd_response(ctx, request)
+        return handler(ctx, request)
+
+    def reject_request(self) -> bool:
+        """Never. Java: AdminBrokerProcessor#rejectRequest."""
+        return False
+
+    def get_unknown_cmd_response(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#getUnknownCmdResponse."""
+        return RemotingCommand.create_response_command(
+            ResponseCode.REQUEST_CODE_NOT_SUPPORTED, request_code_not_supported_remark(request.code)
+        )
+
+    # -- topics ----------------------------------------------------------------------------------------------
+    def update_and_create_topic(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Create or replace a topic (system topics refused) and register just that topic with the name servers.
+
+        Java: AdminBrokerProcessor#updateAndCreateTopic. Java sets SUCCESS without clearing the remark, so the
+        answer still says "not set any response code"; mqlab keeps that.
+        """
+        controller = self.broker_controller
+        response = RemotingCommand.create_response_command()
+        header = request.decode_command_custom_header(bh.CreateTopicRequestHeader)
+        topic = header.topic
+        failure = topic_validator.validate_topic(topic) or topic_validator.system_topic_conflict(topic or "")
+        if failure is not None:
+            response.code, response.remark = failure
+            return response
+        assert topic is not None
+        config = TopicConfig(
+            topic,
+            header.read_queue_nums if header.read_queue_nums is not None else 16,
+            header.write_queue_nums if header.write_queue_nums is not None else 16,
+            header.perm if header.perm is not None else 6,
+            TopicFilterType[header.topic_filter_type] if header.topic_filter_type else TopicFilterType.SINGLE_TAG,
+            header.topic_sys_flag or 0,
+        )
+        controller.topic_config_manager.update_topic_config(config)
+        controller.register_increment_broker_data(config, controller.topic_config_manager.data_version)
+        response.code = ResponseCode.SUCCESS
+        return response
+
+    def get_all_topic_config(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """``topics.json`` content, compact. Java: AdminBrokerProcessor#getAllTopicConfig."""
+        response = RemotingCommand.create_response_command(custom_header=bh.GetAllTopicConfigResponseHeader())
+        content = self.broker_controller.topic_config_manager.encode()
+        if not content:
+            response.code, response.remark = ResponseCode.SYSTEM_ERROR, "No topic in this broker"
+            return response
+        return _success(response, content.encode("utf-8"))
+
+    # -- offsets of queues -----------------------------------------------------------------------------------
+    def search_offset_by_timestamp(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#searchOffsetByTimestamp."""
+        header = request.decode_command_custom_header(bh.SearchOffsetRequestHeader)
+        offset = self.broker_controller.message_store.get_offset_in_queue_by_time(
+            header.topic or "", header.queue_id or 0, header.timestamp or 0
+        )
+        return _success(RemotingCommand.create_response_command(custom_header=bh.SearchOffsetResponseHeader(offset)))
+
+    def get_max_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#getMaxOffset."""
+        header = request.decode_command_custom_header(bh.GetMaxOffsetRequestHeader)
+        offset = self.broker_controller.message_store.get_max_offset_in_queue(header.topic or "", header.queue_id or 0)
+        return _success(RemotingCommand.create_response_command(custom_header=bh.GetMaxOffsetResponseHeader(offset)))
+
+    def get_min_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#getMinOffset."""
+        header = request.decode_command_custom_header(bh.GetMinOffsetRequestHeader)
+        offset = self.broker_controller.message_store.get_min_offset_in_queue(header.topic or "", header.queue_id or 0)
+        return _success(RemotingCommand.create_response_command(custom_header=bh.GetMinOffsetResponseHeader(offset)))
+
+    def get_earliest_msg_storetime(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#getEarliestMsgStoretime."""
+        header = request.decode_command_custom_header(bh.GetEarliestMsgStoretimeRequestHeader)
+        timestamp = self.broker_controller.message_store.get_earliest_message_time(
+            header.topic or "", header.queue_id or 0
+        )
+        return _success(
+            RemotingCommand.create_response_command(custom_header=bh.GetEarliestMsgStoretimeResponseHeader(timestamp))
+        )
+
+    # -- runtime info ----------------------------------------------------------------------------------------
+    def get_broker_runtime_info(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """A KVTable of the figures ``mqadmin brokerStatus`` prints. Java: AdminBrokerProcessor#getBrokerRuntimeInfo."""
+        table = KVTable(JavaHashMap(self.prepare_runtime_info()))
+        return _success(RemotingCommand.create_response_command(), table.encode())
+
+    def prepare_runtime_info(self) -> dict[str, str]:
+        """The store's running figures plus the broker's.
+
+        Java: AdminBrokerProcessor#prepareRuntimeInfo (and DefaultMessageStore#getRuntimeInfo); the statistics
+        mqlab does not keep (put/get totals, thread-pool queues) are left out.
+        """
+        controller = self.broker_controller
+        store = controller.message_store
+        config = controller.message_store_config
+        runtime = controller.runtime
+        info: dict[str, str] = {}
+
+        def ratio(path: str) -> str:
+            space = runtime.disk.space(path)
+            return str(util_all.get_disk_partition_space_used_percent(space.total, space.free, space.usable))
+
+        info["commitLogDiskRatio"] = ratio(config.store_path_commit_log)
+        info["consumeQueueDiskRatio"] = ratio(config.store_path_root_dir)
+        info.update(store.schedule_message_service.build_running_stats())
+        info["commitLogMinOffset"] = str(store.get_min_phy_offset())
+        info["commitLogMaxOffset"] = str(store.get_max_phy_offset())
+        info["brokerVersionDesc"] = BROKER_VERSION_DESC
+        info["brokerVersion"] = str(mix_all.CURRENT_VERSION)
+        info["dispatchBehindBytes"] = str(store.dispatch_behind_bytes())
+        begin = store.commit_log.begin_time_in_lock if store.commit_log is not None else 0
+        info["pageCacheLockTimeMills"] = str(runtime.now_ms() - begin if begin > 0 else 0)
+        info["earliestMessageTimeStamp"] = str(store.get_earliest_message_time())
+        info["startAcceptSendRequestTimeStamp"] = str(controller.broker_config.start_accept_send_request_time_stamp)
+        info["remainTransientStoreBufferNumbs"] = str(
+            store.transient_store_pool.available_buffer_nums() if config.is_transient_store_pool_enable() else 2**31 - 1
+        )
+        if store.commit_log is not None:
+            info["remainHowManyDataToFlush"] = human_readable_byte_count(
+                store.commit_log.remain_how_many_data_to_flush()
+            )
+        space = runtime.disk.space(config.store_path_root_dir)
+        info["commitLogDirCapacity"] = (
+            f"Total : {human_readable_byte_count(space.total)}, Free : {human_readable_byte_count(space.usable)}."
+        )
+        # mqlab's own figures (no Java twin): what long polling holds right now.
+        info["heldPullRequests"] = str(controller.pull_request_hold_service.held())
+        return info
+
+    # -- queue locks (orderly consumers) ---------------------------------------------------------------------
+    def lock_batch_mq(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Lock what can be locked; answer the queues the client holds. Java: AdminBrokerProcessor#lockBatchMQ."""
+        body = LockBatchRequestBody.decode(request.body or b"{}")
+        locked = self.broker_controller.rebalance_lock_manager.try_lock_batch(
+            body.consumer_group or "", list(body.mq_set), body.client_id or ""
+        )
+        # Java's tryLockBatch builds `new HashSet<>(mqs.size())`: that presizing decides the order on the wire.
+        ok = JavaHashSet()
+        ok._map = JavaHashMap(initial_capacity=len(body.mq_set))  # presized like Java's HashSet
+        for mq in body.mq_set:
+            if mq in locked:
+                ok.add(mq)
+        return _success(RemotingCommand.create_response_command(), LockBatchResponseBody(ok).encode())
+
+    def unlock_batch_mq(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Release the client's locks on the queues. Java: AdminBrokerProcessor#unlockBatchMQ."""
+        body = UnlockBatchRequestBody.decode(request.body or b"{}")
+        self.broker_controller.rebalance_lock_manager.unlock_batch(
+            body.consumer_group or "", list(body.mq_set), body.client_id or ""
+        )
+        return _success(RemotingCommand.create_response_command())
+
+    # -- subscription groups ---------------------------------------------------------------------------------
+    def update_and_create_subscription_group(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Java: AdminBrokerProcessor#updateAndCreateSubscriptionGroup."""
+        if request.body:
+            data = remoting_serializable.from_json(request.body)
+            if data:
+                self.broker_controller.subscription_group_manager.update_subscription_group_config(
+                    SubscriptionGroupConfig.from_json(data)
+                )
+        return _success(RemotingCommand.create_response_command())
+
+    def get_all_subscription_group(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """``subscriptionGroup.json`` content, compact. Java: AdminBrokerProcessor#getAllSubscriptionGroup."""
+        content = self.broker_controller.subscription_group_manager.encode()
+        return _success(RemotingCommand.create_response_command(), content.encode("utf-8"))
+
+    # -- statistics ------------------------------------------------------------------------------------------
+    def get_topic_stats_info(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Min/max offset and last store time of every write queue. Java: AdminBrokerProcessor#getTopicStatsInfo."""
+        controller = self.broker_controller
+        response = RemotingCommand.create_response_command()
+        topic = request.decode_command_custom_header(bh.GetTopicStatsInfoRequestHeader).topic or ""
+        config = controller.topic_config_manager.select_topic_config(topic)
+        if config is None:
+            response.code, response.remark = ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist"
+            return response
+        store = controller.message_store
+        table = TopicStatsTable()
+        for queue_id in range(config.write_queue_nums):
+            mq = MessageQueue(topic, controller.broker_config.broker_name, queue_id)
+            low = max(store.get_min_offset_in_queue(topic, queue_id), 0)
+            high = max(store.get_max_offset_in_queue(topic, queue_id), 0)
+            timestamp = store.get_message_store_timestamp(topic, queue_id, high - 1) if high > 0 else 0
+            table.offset_table[mq] = TopicOffset(low, high, timestamp)
+        return _success(response, table.encode())
+
+    def get_consume_stats(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """For each queue of the group's topics: max offset, committed offset, store time of the last consumed.
+
+        Java: AdminBrokerProcessor#getConsumeStats (consumeTps is 0: mqlab keeps no rate statistics)
+        """
+        controller = self.broker_controller
+        header = request.decode_command_custom_header(bh.GetConsumeStatsRequestHeader)
+        group = header.consumer_group or ""
+        if util_all.is_blank(header.topic):
+            topics = controller.consumer_offset_manager.which_topic_by_consumer(group)
+        else:
+            topics = {header.topic or ""}
+        stats = ConsumeStats()
+        group_info = controller.consumer_manager.get_consumer_group_info(group)
+        subscribed = len(group_info.subscription_table) if group_info is not None else 0
+        store = controller.message_store
+        for topic in topics:
+            config = controller.topic_config_manager.select_topic_config(topic)
+            if config is None:
+                continue
+            if controller.consumer_manager.find_subscription_data(group, topic) is None and subscribed > 0:
+                continue  # the group is online but does not subscribe to this topic
+            for queue_id in range(config.read_queue_nums):
+                mq = MessageQueue(topic, controller.broker_config.broker_name, queue_id)
+                wrapper = OffsetWrapper(
+                    max(store.get_max_offset_in_queue(topic, queue_id), 0),
+                    max(controller.consumer_offset_manager.query_offset(group, topic, queue_id), 0),
+                )
+                if wrapper.consumer_offset - 1 >= 0:
+                    last = store.get_message_store_timestamp(topic, queue_id, wrapper.consumer_offset - 1)
+                    if last > 0:
+                        wrapper.last_timestamp = last
+                stats.offset_table[mq] = wrapper
+        return _success(RemotingCommand.create_response_command(), stats.encode())
+
+    def get_all_consumer_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """``consumerOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllConsumerOffset."""
+        content = self.broker_controller.consumer_offset_manager.encode()
+        return _success(RemotingCommand.create_response_command(), content.encode("utf-8"))
+
+    def get_all_delay_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """``delayOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllDelayOffset."""
+        content = self.broker_controller.message_store.schedule_message_service.encode()
+        return _success(RemotingCommand.create_response_command(), content.encode("utf-8"))

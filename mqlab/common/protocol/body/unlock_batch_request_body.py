@@ -1,0 +1,36 @@
+"""The body of UNLOCK_BATCH_MQ: the queues a client gives back.
+
+Java: org.apache.rocketmq.common.protocol.body.UnlockBatchRequestBody (rocketmq-all-4.9.3)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mqlab.common.jdk.hash_map import JavaHashSet
+from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.lock_batch_request_body import message_queue_from_json
+from mqlab.remoting.protocol import remoting_serializable
+
+
+@dataclass(slots=True)
+class UnlockBatchRequestBody:
+    """``{"clientId":..,"consumerGroup":..,"mqSet":[...]}``."""
+
+    consumer_group: str | None = None
+    client_id: str | None = None
+    mq_set: JavaHashSet[MessageQueue] = field(default_factory=JavaHashSet)
+
+    def encode(self) -> bytes:
+        """Java: RemotingSerializable#encode."""
+        return remoting_serializable.encode(self)
+
+    @classmethod
+    def decode(cls, body: bytes) -> UnlockBatchRequestBody:
+        """Java: RemotingSerializable#decode."""
+        data = remoting_serializable.from_json(body) or {}
+        return cls(
+            data.get("consumerGroup"),
+            data.get("clientId"),
+            JavaHashSet(message_queue_from_json(mq) for mq in data.get("mqSet") or []),
+        )

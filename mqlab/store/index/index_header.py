@@ -1,0 +1,141 @@
+"""The 40-byte header at the start of every index file: time and offset range covered, and two counters.
+
+Java: org.apache.rocketmq.store.index.IndexHeader (rocketmq-all-4.9.3)
+
+The layout is declared once, in ``HEADER_FIELDS``; the header object, the tests and the spec page's table all read
+it from there. Like Java's, the object keeps each value in memory and writes it through to the mapped bytes on
+every change, so a file's header is current on disk without an explicit save (``update_byte_buffer`` rewrites all
+six fields, which ``IndexFile#flush`` does before forcing the mapping).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+INDEX_HEADER_SIZE = 40
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderField:
+    """One header field: its Java name, the Python attribute, its byte offset and its struct code (big-endian)."""
+
+    java_name: str
+    attr: str
+    offset: int
+    code: str
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        """Width in bytes."""
+        return struct.calcsize(">" + self.code)
+
+    @property
+    def java_type(self) -> str:
+        """``long`` or ``int``, as the spec tables name them."""
+        return {"q": "long", "i": "int"}[self.code]
+
+
+HEADER_FIELDS: tuple[HeaderField, ...] = (
+    HeaderField("beginTimestamp", "begin_timestamp", 0, "q", "store time (ms) of the first message indexed"),
+    HeaderField("endTimestamp", "end_timestamp", 8, "q", "store time (ms) of the last message indexed"),
+    HeaderField("beginPhyOffset", "begin_phy_offset", 16, "q", "CommitLog offset of the first message indexed"),
+    HeaderField("endPhyOffset", "end_phy_offset", 24, "q", "CommitLog offset of the last message indexed"),
+    HeaderField("hashSlotCount", "hash_slot_count", 32, "i", "slots that received their first entry"),
+    HeaderField("indexCount", "index_count", 36, "i", "number of the next entry to write (starts at 1)"),
+)
+
+_STRUCTS = {f.attr: struct.Struct(">" + f.code) for f in HEADER_FIELDS}
+_OFFSETS = {f.attr: f.offset for f in HEADER_FIELDS}
+
+
+def decode_header(buf: Any) -> dict[str, int]:
+    """All six fields as stored in ``buf`` (the file's first 40 bytes), by Python attribute name.
+
+    Java: none (a reader for tests and notebooks; ``IndexHeader#load`` does the same into the object)
+    """
+    return {f.attr: _STRUCTS[f.attr].unpack_from(buf, f.offset)[0] for f in HEADER_FIELDS}
+
+
+def _write_through(attr: str, doc: str) -> property:
+    """A property that keeps the value in memory and writes it into the header bytes on assignment."""
+    slot = "_" + attr
+
+    def getter(self: IndexHeader) -> int:
+        return getattr(self, slot)
+
+    def setter(self: IndexHeader, value: int) -> None:
+        setattr(self, slot, value)
+        _STRUCTS[attr].pack_into(self.byte_buffer, _OFFSETS[attr], value)
+
+    return property(getter, setter, doc=doc)
+
+
+class IndexHeader:
+    """The header of one index file, over the file's mapped bytes.
+
+    Assigning ``begin_timestamp``, ``end_timestamp``, ``begin_phy_offset`` or ``end_phy_offset`` writes the bytes
+    at once (Java's setters). The two counters change only through ``inc_hash_slot_count`` and
+    ``inc_index_count``. A new header starts with ``index_count`` 1 in memory while the bytes still hold 0: entry
+    number 0 is never used, so 0 on disk reads back as 1 (``load``).
+
+    Args:
+        byte_buffer: the mapped file (writable); the header occupies bytes 0-39.
+    """
+
+    begin_timestamp = _write_through("begin_timestamp", "Store time (ms) of the first message indexed.")
+    end_timestamp = _write_through("end_timestamp", "Store time (ms) of the last message indexed.")
+    begin_phy_offset = _write_through("begin_phy_offset", "CommitLog offset of the first message indexed.")
+    end_phy_offset = _write_through("end_phy_offset", "CommitLog offset of the last message indexed.")
+
+    def __init__(self, byte_buffer: Any):
+        self.byte_buffer = byte_buffer
+        self._begin_timestamp = 0
+        self._end_timestamp = 0
+        self._begin_phy_offset = 0
+        self._end_phy_offset = 0
+        self.hash_slot_count = 0
+        self.index_count = 1
+
+    def load(self) -> None:
+        """Read the six fields from the bytes; an ``indexCount`` of 0 or less becomes 1.
+
+        Java: IndexHeader#load
+        """
+        values = decode_header(self.byte_buffer)
+        self._begin_timestamp = values["begin_timestamp"]
+        self._end_timestamp = values["end_timestamp"]
+        self._begin_phy_offset = values["begin_phy_offset"]
+        self._end_phy_offset = values["end_phy_offset"]
+        self.hash_slot_count = values["hash_slot_count"]
+        self.index_count = values["index_count"] if values["index_count"] > 0 else 1
+
+    def update_byte_buffer(self) -> None:
+        """Write all six in-memory values into the bytes.
+
+        Java: IndexHeader#updateByteBuffer
+        """
+        for f in HEADER_FIELDS:
+            _STRUCTS[f.attr].pack_into(self.byte_buffer, f.offset, getattr(self, f.attr))
+
+    def inc_hash_slot_count(self) -> None:
+        """One more slot is in use; written through.
+
+        Java: IndexHeader#incHashSlotCount
+        """
+        self.hash_slot_count += 1
+        _STRUCTS["hash_slot_count"].pack_into(self.byte_buffer, _OFFSETS["hash_slot_count"], self.hash_slot_count)
+
+    def inc_index_count(self) -> None:
+        """One more entry written; written through.
+
+        Java: IndexHeader#incIndexCount
+        """
+        self.index_count += 1
+        _STRUCTS["index_count"].pack_into(self.byte_buffer, _OFFSETS["index_count"], self.index_count)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f.java_name}={getattr(self, f.attr)}" for f in HEADER_FIELDS)
+        return f"IndexHeader({fields})"

@@ -1,0 +1,229 @@
+"""The file walk behind the data sources, without Spark: segments, stop rules, corrupt records, batches, units."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+
+import pytest
+from pyspark.sql.pandas.types import to_arrow_schema
+
+from mqlab.common.message.message_errors import (
+    BadMagicCodeError,
+    BodyCrcMismatchError,
+    MessageFormatError,
+    RecordSizeMismatchError,
+    TruncatedRecordError,
+)
+from mqlab.common.message.message_record_layout import MESSAGE_PHYSIC_OFFSET_POSITION
+from mqlab.spark import segment_reader as sr
+from mqlab.store.consume_queue import BLANK_UNIT, UNIT
+from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
+from tests.spark.reference import expected_row
+
+
+@pytest.fixture
+def store_copy(sample_store, tmp_path):
+    """A copy of the sample store's CommitLog that a test may damage."""
+    root = tmp_path / "store"
+    shutil.copytree(sample_store.root / "commitlog", root / "commitlog")
+    return root
+
+
+def _patch(path, position, data):
+    with open(path, "r+b") as f:
+        f.seek(position)
+        f.write(data)
+
+
+def _segment(root, index):
+    return sr.find_commitlog_segments(root)[index]
+
+
+def _records(segment, **kwargs):
+    return list(sr.iter_segment_records(segment, **kwargs))
+
+
+# -- schemas -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("columns", [sr.COMMITLOG_COLUMNS, sr.CONSUMEQUEUE_COLUMNS], ids=["commitlog", "consumequeue"])
+def test_arrow_schema_is_what_spark_expects_for_the_spark_schema(columns):
+    assert sr.arrow_schema(columns).equals(to_arrow_schema(sr.spark_schema(columns), timezone="UTC"))
+
+
+def test_column_names_are_unique():
+    for columns in (sr.COMMITLOG_COLUMNS, sr.CONSUMEQUEUE_COLUMNS):
+        names = [c.name for c in columns]
+        assert len(names) == len(set(names))
+
+
+# -- finding files -------------------------------------------------------------------------------------------------
+def test_segments_in_offset_order_from_root_or_commitlog_dir(sample_store):
+    segments = sr.find_commitlog_segments(sample_store.root)
+    assert [s.name for s in segments] == [s.name for s in sample_store.summary.segments]
+    assert [s.start_offset for s in segments] == [s.start_offset for s in sample_store.summary.segments]
+    assert {s.size for s in segments} == {64 * 1024}
+    assert sr.find_commitlog_segments(sample_store.root / "commitlog") == segments
+
+
+def test_other_files_are_ignored(store_copy):
+    (store_copy / "commitlog" / "notes.txt").write_text("not a segment")
+    assert len(sr.find_commitlog_segments(store_copy)) == len(list((store_copy / "commitlog").iterdir())) - 1
+
+
+def test_missing_directory_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        sr.find_commitlog_segments(tmp_path / "nowhere")
+
+
+def test_consume_queue_files_by_topic_queue_offset(sample_store):
+    files = sr.find_consume_queue_files(sample_store.root)
+    keys = [(f.topic, f.queue_id, f.start_offset) for f in files]
+    assert keys == sorted(keys)
+    assert {(f.topic, f.queue_id) for f in files} == {q for q, _ in sample_store.summary.per_queue}
+    assert any(f.start_offset > 0 for f in files)  # busy queues span two files
+
+
+# -- CommitLog records -----------------------------------------------------------------------------------------
+def test_each_segment_stops_at_its_blank_record_or_zero_bytes(sample_store):
+    for segment, expected in zip(
+        sr.find_commitlog_segments(sample_store.root), sample_store.summary.segments, strict=True
+    ):
+        records = _records(segment)
+        assert len(records) == expected.records
+        assert sum(r.total_size for r in records) == expected.used_bytes
+
+
+def test_rows_equal_message_decoder(sample_store):
+    rows = []
+    for segment in sr.find_commitlog_segments(sample_store.root):
+        for batch in sr.commitlog_batches(segment):
+            rows += batch.to_pylist()
+    assert len(rows) == len(sample_store.messages)
+    for row, (segment, msg) in zip(rows, sample_store.messages, strict=True):
+        row["born_timestamp"] = int(row["born_timestamp"].timestamp() * 1000)
+        row["store_timestamp"] = int(row["store_timestamp"].timestamp() * 1000)
+        row["properties"] = dict(row["properties"])
+        assert row == expected_row(segment, msg)
+
+
+def test_properties_keep_their_stored_order(sample_store):
+    segment = sr.find_commitlog_segments(sample_store.root)[0]
+    row = next(sr.commitlog_batches(segment)).slice(0, 1).to_pylist()[0]
+    stored = _records(segment)[0].properties.decode()
+    assert "\x02".join(f"{k}\x01{v}" for k, v in row["properties"]) == stored
+
+
+def test_batches_hold_at_most_batch_rows(sample_store):
+    segment = sr.find_commitlog_segments(sample_store.root)[0]
+    sizes = [b.num_rows for b in sr.commitlog_batches(segment, batch_rows=10)]
+    assert max(sizes) == 10 and sum(sizes) == sample_store.summary.segments[0].records
+    assert all(b.schema.equals(sr.COMMITLOG_ARROW_SCHEMA) for b in sr.commitlog_batches(segment, batch_rows=10))
+
+
+def test_empty_and_zero_filled_files_have_no_records(tmp_path):
+    (tmp_path / "commitlog").mkdir()
+    (tmp_path / "commitlog" / "00000000000000000000").write_bytes(b"")
+    (tmp_path / "commitlog" / "00000000000000065536").write_bytes(bytes(65536))
+    assert [_records(s) for s in sr.find_commitlog_segments(tmp_path)] == [[], []]
+    assert list(sr.commitlog_batches(sr.find_commitlog_segments(tmp_path)[1])) == []
+
+
+# -- corrupt records -------------------------------------------------------------------------------------------
+def _second_record_of_segment_1(sample_store):
+    segment = sr.find_commitlog_segments(sample_store.root)[1]
+    first = _records(segment)[0]
+    return segment, first.total_size  # position of the second record inside the file
+
+
+def test_bad_magic_code_names_file_and_offset(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    _patch(store_copy / "commitlog" / segment.name, pos + 4, b"\x00\x00\x00\x01")
+    with pytest.raises(BadMagicCodeError) as caught:
+        _records(_segment(store_copy, 1))
+    text = str(caught.value)
+    assert f"commitlog/{segment.name}" in text
+    assert f"CommitLog offset {segment.start_offset + pos}" in text
+    assert "MAGICCODE" in text
+
+
+def test_permissive_keeps_records_before_the_corrupt_one_and_drops_the_rest_of_the_segment(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    _patch(store_copy / "commitlog" / segment.name, pos + 4, b"\x00\x00\x00\x01")
+    damaged = _segment(store_copy, 1)
+    assert len(_records(damaged, mode=sr.ReadMode.PERMISSIVE)) == 1
+    other = _segment(store_copy, 2)
+    assert len(_records(other, mode=sr.ReadMode.PERMISSIVE)) == sample_store.summary.segments[2].records
+
+
+def test_total_size_past_the_file_end_is_truncation(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    _patch(store_copy / "commitlog" / segment.name, pos, struct.pack(">i", 70000))
+    with pytest.raises(TruncatedRecordError, match=f"CommitLog offset {segment.start_offset + pos}"):
+        _records(_segment(store_copy, 1))
+
+
+def test_flipped_body_byte_fails_the_crc_check_unless_disabled(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    path = store_copy / "commitlog" / segment.name
+    body_at = pos + 88  # IPv4 hosts: the body starts at byte 88 of the record
+    _patch(path, body_at, bytes([path.read_bytes()[body_at] ^ 0x20]))
+    with pytest.raises(BodyCrcMismatchError, match="BODYCRC"):
+        _records(_segment(store_copy, 1))
+    assert len(_records(_segment(store_copy, 1), check_crc=False)) == sample_store.summary.segments[1].records
+
+
+def test_record_at_the_wrong_offset_is_corrupt(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    _patch(store_copy / "commitlog" / segment.name, pos + MESSAGE_PHYSIC_OFFSET_POSITION, struct.pack(">q", 12))
+    with pytest.raises(MessageFormatError, match="PHYSICALOFFSET"):
+        _records(_segment(store_copy, 1))
+
+
+def test_blank_record_must_span_the_rest_of_the_file(sample_store, store_copy):
+    first = sample_store.summary.segments[0]
+    _patch(store_copy / "commitlog" / first.name, first.used_bytes, struct.pack(">i", first.free_bytes - 4))
+    with pytest.raises(RecordSizeMismatchError, match="blank record"):
+        _records(_segment(store_copy, 0))
+
+
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [(None, sr.ReadMode.FAILFAST), ("permissive", sr.ReadMode.PERMISSIVE), (" FAILFAST ", sr.ReadMode.FAILFAST)],
+)
+def test_mode_option(text, mode):
+    assert sr.ReadMode.parse(text) is mode
+
+
+def test_unknown_mode_is_rejected():
+    with pytest.raises(ValueError, match="DROPMALFORMED"):
+        sr.ReadMode.parse("DROPMALFORMED")
+
+
+# -- ConsumeQueue units ----------------------------------------------------------------------------------------
+def test_units_point_at_the_records_with_java_tags_codes(sample_store):
+    units = {}
+    for queue_file in sr.find_consume_queue_files(sample_store.root):
+        for queue_offset, offset, size, tags_code in sr.iter_consume_queue_units(queue_file):
+            units[(queue_file.topic, queue_file.queue_id, queue_offset)] = (offset, size, tags_code)
+    expected = {
+        (m.topic, m.queue_id, m.queue_offset): (
+            m.commit_log_offset,
+            m.store_size,
+            MessageExtBrokerInner.tags_string2tags_code(m.get_tags()),
+        )
+        for _, m in sample_store.messages
+    }
+    assert units == expected
+
+
+def test_prefill_units_are_skipped_and_an_invalid_unit_ends_the_file(tmp_path):
+    queue_dir = tmp_path / "consumequeue" / "T" / "3"
+    queue_dir.mkdir(parents=True)
+    units = [BLANK_UNIT, BLANK_UNIT, UNIT.pack(500, 90, 7), UNIT.pack(590, 91, 0), bytes(20), UNIT.pack(700, 9, 1)]
+    (queue_dir / "00000000000000002000").write_bytes(b"".join(units))
+    (queue_file,) = sr.find_consume_queue_files(tmp_path / "consumequeue")
+    assert (queue_file.topic, queue_file.queue_id) == ("T", 3)
+    assert list(sr.iter_consume_queue_units(queue_file)) == [(102, 500, 90, 7), (103, 590, 91, 0)]
+    (batch,) = sr.consumequeue_batches(queue_file)
+    assert batch.schema.equals(sr.CONSUMEQUEUE_ARROW_SCHEMA)
+    assert batch.column("queue_offset").to_pylist() == [102, 103]
