@@ -1,0 +1,1 @@
+"""Mirror of org.apache.rocketmq.client.producer.selector: the ready-made MessageQueueSelectors."""
