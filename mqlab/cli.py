@@ -177,6 +177,47 @@ def _guess_kind(path: Path) -> str | None:
     return None
 
 
+def _cmd_broker(args: argparse.Namespace) -> int:
+    """Run a broker until SIGINT/SIGTERM. Java: BrokerStartup#main."""
+    from mqlab.broker.broker_controller import BrokerController
+    from mqlab.common.broker_config import BrokerConfig
+    from mqlab.common.config_file import load_broker_config_file
+    from mqlab.remoting.netty.netty_client_config import NettyClientConfig
+    from mqlab.remoting.netty.netty_server_config import NettyServerConfig
+    from mqlab.runtime import ThreadedRuntime
+    from mqlab.store.config.message_store_config import MessageStoreConfig
+
+    if args.config:
+        broker_config, store_config, server_config, client_config = load_broker_config_file(args.config)
+    else:
+        broker_config, store_config = BrokerConfig(), MessageStoreConfig()
+        server_config, client_config = NettyServerConfig.for_broker(), NettyClientConfig()
+    if args.namesrv:
+        broker_config.namesrv_addr = args.namesrv
+    if broker_config.namesrv_addr is None:
+        print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
+    runtime = ThreadedRuntime.create(broker_config.broker_name)
+    controller = BrokerController(
+        broker_config, server_config, client_config, store_config, runtime, listen_host=args.host
+    )
+    if not controller.initialize():
+        print("mqlab broker: initialization failed", file=sys.stderr)
+        return 1
+    for line in controller.message_store.recovery_report.lines():
+        print(f"store: {line}", file=sys.stderr)
+    controller.start()
+    print(
+        f"The broker[{broker_config.broker_name}, {controller.get_broker_addr()}] boot success. "
+        f"serializeType=JSON and name server is {broker_config.namesrv_addr}"
+    )
+    sys.stdout.flush()
+    wait_for_signal(threading.Event())
+    controller.shutdown()
+    runtime.scheduler.close()
+    print(f"The broker[{broker_config.broker_name}] shut down.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for later subcommands)."""
     parser = argparse.ArgumentParser(prog="mqlab", description="A teaching lab for RocketMQ 4.9.3's message life cycle")
@@ -200,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     namesrv.add_argument("-p", "--port", type=int, help="listen port (default 9876)")
     namesrv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     namesrv.set_defaults(func=_cmd_namesrv)
+    broker = sub.add_parser("broker", help="run a broker (like mqbroker)")
+    broker.add_argument("-c", "--config", help="broker.conf (RocketMQ keys)")
+    broker.add_argument("-n", "--namesrv", help="name server address(es), ip:port;ip:port")
+    broker.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    broker.set_defaults(func=_cmd_broker)
     store = sub.add_parser("store", help="inspect or verify store files").add_subparsers(
         dest="store_command", required=True
     )

@@ -1,0 +1,38 @@
+import pytest
+
+from mqlab.cluster import Cluster
+from mqlab.common.protocol.response_code import ResponseCode
+from tests.broker.cluster import Client
+
+
+@pytest.mark.spec("CLUSTER-1")
+def test_simulated_cluster_routes_sends_and_is_deterministic(tmp_path):
+    def run(root):
+        cluster = Cluster.simulated(root, brokers=2, seed=4, store_settings={"mapped_file_size_commit_log": 1 << 20})
+        cluster.start()
+        rt = cluster.client_runtime("producer")
+        client = Client(rt, cluster.broker("broker-b").get_broker_addr(), cluster.namesrv_addr)
+        codes = [client.send(client.message("TopicTest", f"m{i}".encode(), tags="TagA"), i % 4).code for i in range(8)]
+        cluster.world.run_for(31_000)  # a periodic registration round carries the auto-created topic too
+        route = cluster.namesrv.route_info_manager.pickup_topic_route_data("TopicTest")
+        cluster.shutdown()
+        return codes, [(q.broker_name, q.write_queue_nums) for q in route.queue_datas], cluster.world.trace.dump()
+
+    first = run(tmp_path / "a")
+    assert first[0] == [ResponseCode.SUCCESS] * 8
+    assert first[1] == [("broker-b", 4)]
+    second = run(tmp_path / "b")
+    assert first == second
+
+
+@pytest.mark.spec("CLUSTER-1")
+def test_real_cluster_on_loopback(tmp_path):
+    cluster = Cluster.real(tmp_path, store_settings={"mapped_file_size_commit_log": 1 << 20}).start()
+    try:
+        rt = cluster.client_runtime("producer")
+        client = Client(rt, cluster.broker().get_broker_addr(), cluster.namesrv_addr)
+        assert client.send(client.message("TopicTest", b"hello", tags="TagA")).code == ResponseCode.SUCCESS
+        assert client.route("TopicTest").code == ResponseCode.SUCCESS
+        client.close()
+    finally:
+        cluster.shutdown()
