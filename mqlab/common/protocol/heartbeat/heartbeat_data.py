@@ -7,13 +7,26 @@ Java: org.apache.rocketmq.common.protocol.heartbeat.HeartbeatData, ConsumerData,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.protocol.heartbeat.consume_type import ConsumeType
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.heartbeat.subscription_data import SubscriptionData
 from mqlab.remoting.protocol import remoting_serializable
+
+E = TypeVar("E", bound=Enum)
+
+
+def java_enum(cls: type[E], value: str | int) -> E:
+    """An enum from JSON as fastjson reads it: by name, or by ordinal (the C++ 4.x client sends ordinals)."""
+    if isinstance(value, int):
+        members = list(cls)
+        if not 0 <= value < len(members):
+            raise ValueError(f"{value} is not an ordinal of {cls.__name__}")
+        return members[value]
+    return cls[value]
 
 
 @dataclass(slots=True)
@@ -39,9 +52,9 @@ class ConsumerData:
         """From decoded JSON."""
         return cls(
             data["groupName"],
-            ConsumeType[data.get("consumeType", "CONSUME_PASSIVELY")],
-            MessageModel[data.get("messageModel", "CLUSTERING")],
-            ConsumeFromWhere[data.get("consumeFromWhere", "CONSUME_FROM_LAST_OFFSET")],
+            java_enum(ConsumeType, data.get("consumeType", "CONSUME_PASSIVELY")),
+            java_enum(MessageModel, data.get("messageModel", "CLUSTERING")),
+            java_enum(ConsumeFromWhere, data.get("consumeFromWhere", "CONSUME_FROM_LAST_OFFSET")),
             [SubscriptionData.from_json(s) for s in data.get("subscriptionDataSet") or []],
             bool(data.get("unitMode", False)),
         )

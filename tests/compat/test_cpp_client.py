@@ -1,0 +1,44 @@
+"""An unmodified RocketMQ 4.x client (Apache rocketmq-client-cpp, shipped in the `rocketmq` wheel) against mqlab."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqlab.cluster import Cluster
+
+pytest.importorskip("rocketmq.client", reason="the rocketmq wheel (C++ 4.x client) is a dev dependency")
+pytestmark = pytest.mark.slow
+
+SCRIPT = Path(__file__).with_name("cpp_client_run.py")
+
+
+@pytest.mark.spec("COMPAT-1")
+def test_cpp_client_produces_and_consumes_with_tag_filter(tmp_path):
+    cluster = Cluster.real(tmp_path / "cluster", store_settings={"mapped_file_size_commit_log": 1 << 20}).start()
+    try:
+        env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}  # the native client logs under $HOME/logs
+        result = subprocess.run(
+            [sys.executable, str(SCRIPT), cluster.namesrv_addr, "TopicCompat", "20"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+        sends = [e for e in events if "sent" in e]
+        assert len(sends) == 20, result.stderr[-2000:]
+        assert all(e["status"] == 0 for e in sends)  # SEND_OK
+        assert len({e["msg_id"] for e in sends}) == 20  # UNIQ_KEYs made by the C++ client
+        consumed = sorted(e["consumed"] for e in events if "consumed" in e)
+        assert consumed == sorted(f"Hello world {i}" for i in range(0, 20, 2))  # TagA only
+        broker = cluster.broker()
+        offsets = broker.consumer_offset_manager.query_offsets("CID-cpp-compat", "TopicCompat") or {}
+        total = sum(broker.message_store.get_max_offset_in_queue("TopicCompat", q) for q in range(4))
+        assert total == 20 and sum(offsets.values()) == 20  # every queue's offset committed to its end
+        group = broker.consumer_manager.get_consumer_group_info("CID-cpp-compat")
+        assert group is None or group.find_subscription_data("TopicCompat").sub_string == "TagA"
+    finally:
+        cluster.shutdown()
