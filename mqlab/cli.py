@@ -84,14 +84,23 @@ def _cmd_config_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def wait_for_signal(stop: threading.Event) -> None:
-    """Block until SIGINT or SIGTERM (Java: the shutdown hook registered by the start-up class)."""
+def install_stop_signals() -> threading.Event:
+    """An event set by SIGINT or SIGTERM (Java: the shutdown hook of the start-up class).
+
+    Installed before the boot line is printed, so a signal sent right after boot is never lost.
+    """
+    stop = threading.Event()
 
     def handle(signum, frame):
         stop.set()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handle)
+    return stop
+
+
+def wait_for_signal(stop: threading.Event) -> None:
+    """Block until ``stop`` is set by a signal."""
     while not stop.wait(0.2):
         pass
 
@@ -110,13 +119,14 @@ def _cmd_namesrv(args: argparse.Namespace) -> int:
         namesrv_config, netty_server_config = NamesrvConfig(), NettyServerConfig.for_namesrv()
     if args.port is not None:
         netty_server_config.listen_port = args.port
+    stop = install_stop_signals()
     runtime = ThreadedRuntime.create("namesrv")
     controller = NamesrvController(namesrv_config, netty_server_config, runtime, listen_host=args.host)
     controller.initialize()
     controller.start()
     print(f"The Name Server boot success. serializeType=JSON (listening on {args.host}:{controller.listen_port})")
     sys.stdout.flush()
-    wait_for_signal(threading.Event())
+    wait_for_signal(stop)
     controller.shutdown()
     runtime.scheduler.close()
     print("The Name Server shut down.")
@@ -196,6 +206,7 @@ def _cmd_broker(args: argparse.Namespace) -> int:
         broker_config.namesrv_addr = args.namesrv
     if broker_config.namesrv_addr is None:
         print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
+    stop = install_stop_signals()
     runtime = ThreadedRuntime.create(broker_config.broker_name)
     controller = BrokerController(
         broker_config, server_config, client_config, store_config, runtime, listen_host=args.host
@@ -211,7 +222,7 @@ def _cmd_broker(args: argparse.Namespace) -> int:
         f"serializeType=JSON and name server is {broker_config.namesrv_addr}"
     )
     sys.stdout.flush()
-    wait_for_signal(threading.Event())
+    wait_for_signal(stop)
     controller.shutdown()
     runtime.scheduler.close()
     print(f"The broker[{broker_config.broker_name}] shut down.")
