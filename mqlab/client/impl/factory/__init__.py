@@ -1,0 +1,1 @@
+"""Mirror of org.apache.rocketmq.client.impl.factory."""
