@@ -27,6 +27,7 @@ from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.sysflag.pull_sys_flag import build_sys_flag
 from mqlab.namesrv.kvconfig.kv_config_manager import KVConfigManager
 from mqlab.namesrv.processor.default_request_processor import DefaultRequestProcessor
+from mqlab.namesrv.routeinfo.broker_housekeeping_service import BrokerHousekeepingService
 from mqlab.namesrv.routeinfo.route_info_manager import RouteInfoManager
 from mqlab.remoting.netty.netty_client_config import NettyClientConfig
 from mqlab.remoting.netty.netty_remoting_client import NettyRemotingClient
@@ -43,7 +44,8 @@ SIM_NAMESRV_PORT = 9876
 
 
 class NameServer:
-    """A name server built from its parts (route tables, KV config, the default processor, the 10 s scan)."""
+    """A name server built from its parts (route tables, KV config, the default processor, the 10 s scan, the
+    connection listener that drops a broker whose connection closes)."""
 
     def __init__(self, runtime: Runtime, tmp_path: Path, port: int, listen_host: str):
         self.runtime = runtime
@@ -55,7 +57,11 @@ class NameServer:
         config = NamesrvConfig(kv_config_path=str(tmp_path / "kvConfig.json"))
         self.kv_config_manager = KVConfigManager(config.kv_config_path)
         self.server = NettyRemotingServer(
-            NettyServerConfig(listen_port=port), runtime, listen_host=listen_host, answer_unhandled_requests=True
+            NettyServerConfig(listen_port=port),
+            runtime,
+            BrokerHousekeepingService(self.route_info_manager),
+            listen_host=listen_host,
+            answer_unhandled_requests=True,
         )
         self.executor = runtime.scheduler.new_executor("RemotingExecutorThread_", 1)
         processor = DefaultRequestProcessor(self.route_info_manager, self.kv_config_manager, config)

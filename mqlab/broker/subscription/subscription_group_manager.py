@@ -32,7 +32,7 @@ class SubscriptionGroupManager(ConfigManager):
         self.store_root = Path(store_root)
         self.now_ms = now_ms
         self.subscription_group_table: JavaHashMap[str, SubscriptionGroupConfig] = JavaHashMap(initial_capacity=1024)
-        self.data_version = DataVersion()
+        self.data_version = DataVersion(now_ms())  # Java stamps the creation time
         self._lock = threading.RLock()
         self._init()
 

@@ -54,7 +54,7 @@ class TopicConfigManager(ConfigManager):
         self.now_ms = now_ms
         self.register_broker_all = register_broker_all
         self.topic_config_table: JavaHashMap[str, TopicConfig] = JavaHashMap(initial_capacity=1024)
-        self.data_version = DataVersion()
+        self.data_version = DataVersion(now_ms())  # Java stamps the creation time
         self._lock = threading.RLock()
         self._add_builtin_topics()
 
