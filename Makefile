@@ -12,7 +12,7 @@ export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 export SPARK_LOCAL_IP := 127.0.0.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: venv lint unit notebooks spark docs site-check test lab bench clean
+.PHONY: venv quickstart lint unit notebooks spark docs site-check test lab bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(STAMP): pyproject.toml
 	touch $@
 
 venv: $(STAMP)
+
+# The main job: the embedded cluster, a producer and a push consumer (ARGS="--mode simulated" for the simulation).
+quickstart: $(STAMP)
+	$(BIN)/mqlab quickstart $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

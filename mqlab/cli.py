@@ -229,6 +229,19 @@ def _cmd_broker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_quickstart(args: argparse.Namespace) -> int:
+    from mqlab.quickstart import QuickstartError, run_quickstart
+
+    try:
+        result = run_quickstart(
+            args.dir, count=args.count, mode=args.mode, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
+        )
+    except QuickstartError as exc:
+        print(f"mqlab quickstart: {exc}", file=sys.stderr)
+        return 1
+    return 0 if result.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and for later subcommands)."""
     parser = argparse.ArgumentParser(prog="mqlab", description="A teaching lab for RocketMQ 4.9.3's message life cycle")
@@ -257,6 +270,13 @@ def build_parser() -> argparse.ArgumentParser:
     broker.add_argument("-n", "--namesrv", help="name server address(es), ip:port;ip:port")
     broker.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     broker.set_defaults(func=_cmd_broker)
+    quick = sub.add_parser("quickstart", help="name server + broker + producer + push consumer in one process")
+    quick.add_argument("--dir", default="mqlab-quickstart", help="where the cluster keeps its files (removed first)")
+    quick.add_argument("--count", type=int, default=16, help="messages to send and consume")
+    quick.add_argument("--mode", choices=["real", "simulated"], default="real", help="threads + TCP, or a simulation")
+    quick.add_argument("--seed", type=int, default=0, help="seed of the simulated world")
+    quick.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the messages")
+    quick.set_defaults(func=_cmd_quickstart)
     store = sub.add_parser("store", help="inspect or verify store files").add_subparsers(
         dest="store_command", required=True
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,21 @@ class Cluster:
         runtime = ThreadedRuntime.create(name, trace=self.trace)
         self._runtimes.append(runtime)
         return runtime
+
+    def wait_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
+        """Wait until ``predicate()`` holds, at most ``timeout_ms``; returns whether it holds.
+
+        Simulated: virtual time, running events meanwhile. Real: the name server runtime's clock.
+        """
+        if self.world is not None:
+            return self.world.run_until(predicate, timeout_ms=timeout_ms)
+        runtime = self.namesrv.runtime
+        deadline = runtime.now_ms() + timeout_ms
+        while not predicate():
+            if runtime.now_ms() > deadline:
+                return False
+            runtime.scheduler.sleep(5)
+        return True
 
     # -- faults (simulated) ----------------------------------------------------------------------------------
     def kill_broker(self, name: str) -> None:

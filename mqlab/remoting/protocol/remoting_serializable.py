@@ -27,6 +27,13 @@ class JsonDecodeError(ValueError):
     """Text that is not (fastjson-flavoured) JSON; the message gives the position."""
 
 
+class ObjectKey(tuple):
+    """A map key that was a JSON object (fastjson writes a bean key, e.g. a MessageQueue, that way).
+
+    Its items are the object's ``(name, value)`` pairs in name order; ``dict(key)`` gives the fields back.
+    """
+
+
 def java_name(field_name: str) -> str:
     """``topic_sys_flag`` → ``topicSysFlag``."""
     head, *rest = field_name.split("_")
@@ -110,8 +117,12 @@ class _Writer:
                 if self.pretty:
                     self.println()
                 out.append(_string(key) + ":")
+            elif isinstance(key, enum.Enum):
+                out.append(_string(key.name) + ":")
+            elif isinstance(key, int):
+                out.append(f"{key}:")  # fastjson's bare numeric keys
             else:
-                out.append(_string(key.name) if isinstance(key, enum.Enum) else str(key))
+                self.value(key)  # a bean key (a MessageQueue) is written as its JSON object, as fastjson does
                 out.append(":")
             first = False
             self.value(item)
@@ -249,6 +260,13 @@ class _Parser:
                 key: Any = _unquote(text)
             elif kind == "number":
                 key = int(text)  # fastjson's bare numeric keys
+            elif text == "{":
+                fields = self.object()
+                try:
+                    key = ObjectKey(sorted(fields.items()))
+                    hash(key)
+                except TypeError:
+                    raise JsonDecodeError(f"an object key at position {pos} holds a list or an object") from None
             else:
                 raise JsonDecodeError(f"expected a key at position {pos}, found {text!r}")
             kind, text, pos = self.next()

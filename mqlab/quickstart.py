@@ -1,0 +1,178 @@
+"""The quickstart: a name server, a broker, a producer and a push consumer in one command.
+
+Java: none (it plays RocketMQ's ``example/quickstart/Producer`` and ``Consumer`` against an embedded cluster).
+What runs is the ordinary code: ``Cluster`` starts ``NamesrvController`` and ``BrokerController``; a
+``DefaultMQProducer`` sends ``count`` messages to ``QuickstartTopic`` (created through TBW102, as with
+``autoCreateTopicEnable``), then a ``DefaultMQPushConsumer`` of a new group subscribes with
+``CONSUME_FROM_FIRST_OFFSET`` and receives them through rebalance, the pull loop and the consume service. The
+quickstart ends when every message has been consumed once and the consumer's offsets are committed on the broker,
+then shuts everything down cleanly and checks the store files.
+
+``real`` mode uses threads, loopback TCP and the wall clock; ``simulated`` mode runs the same code on a seeded
+virtual world, so its output is the same on every run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
+from mqlab.client.producer.default_mq_producer import DefaultMQProducer
+from mqlab.client.producer.send_status import SendStatus
+from mqlab.cluster import Cluster
+from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
+from mqlab.common.message.message import Message
+from mqlab.store.store_verifier import verify_store
+
+TOPIC = "QuickstartTopic"
+PRODUCER_GROUP = "QuickstartProducerGroup"
+CONSUMER_GROUP = "QuickstartConsumerGroup"
+TAGS = ("TagA", "TagB", "TagC")
+
+
+class QuickstartError(RuntimeError):
+    """The quickstart could not finish: what failed and where is in the message."""
+
+
+@dataclass
+class QuickstartResult:
+    """What the quickstart did, for its summary and for tests."""
+
+    sent: list[str] = field(default_factory=list)  # message ids (UNIQ_KEY) in send order
+    received: list[str] = field(default_factory=list)  # message ids in arrival order
+    queues: Counter = field(default_factory=Counter)  # queue id -> messages sent to it
+    committed: dict[int, int] = field(default_factory=dict)  # queue id -> committed consumer offset
+    store_problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every sent message was received (at least once), offsets cover them all and the store verifies."""
+        return (
+            set(self.sent) == set(self.received)
+            and sum(self.committed.values()) == len(self.sent)
+            and not self.store_problems
+        )
+
+
+def run_quickstart(
+    root: str | Path,
+    *,
+    count: int = 16,
+    mode: str = "real",
+    seed: int = 0,
+    timeout_s: float = 60.0,
+    out: TextIO,
+) -> QuickstartResult:
+    """Run the quickstart under ``root`` (its cluster directory is removed first) and print each step to ``out``.
+
+    Raises:
+        QuickstartError: a send failed or not every message arrived within ``timeout_s`` (virtual seconds when
+            simulated).
+        ValueError: ``count`` is not positive or ``mode`` is neither ``real`` nor ``simulated``.
+    """
+    if count <= 0:
+        raise ValueError(f"count must be positive, not {count}")
+    if mode not in ("real", "simulated"):
+        raise ValueError(f"mode must be 'real' or 'simulated', not {mode!r}")
+    root = Path(root)
+    shutil.rmtree(root, ignore_errors=True)
+    cluster = Cluster.simulated(root, seed=seed) if mode == "simulated" else Cluster.real(root)
+    result = QuickstartResult()
+    lock = threading.Lock()
+    everything = threading.Event()
+    producer = consumer = None
+
+    def wait_until(predicate, what: str) -> None:
+        if not cluster.wait_until(predicate, int(timeout_s * 1000)):
+            clock = "virtual " if cluster.world is not None else ""
+            raise QuickstartError(f"{what}: not done after {timeout_s:g} s of {clock}time")
+
+    try:
+        cluster.start()
+        broker = cluster.broker()
+        print(f"name server  {cluster.namesrv_addr}", file=out)
+        store_root = cluster.brokers[0].store_root
+        print(f"broker       broker-a at {broker.get_broker_addr()}, store {_relative(store_root, root)}", file=out)
+
+        producer = DefaultMQProducer(
+            PRODUCER_GROUP, cluster.client_runtime("producer"), namesrv_addr=cluster.namesrv_addr
+        )
+        producer.start()
+        print(f"producer     {PRODUCER_GROUP} sends {count} messages to {TOPIC}", file=out)
+        for i in range(count):
+            message = Message(TOPIC, TAGS[i % len(TAGS)], f"KEY{i}", f"Hello mqlab {i}".encode())
+            sent = producer.send(message)
+            if sent.send_status is not SendStatus.SEND_OK:
+                raise QuickstartError(f"message {i} was not stored cleanly: {sent.send_status.name}")
+            result.sent.append(sent.msg_id)
+            result.queues[sent.message_queue.queue_id] += 1
+            print(
+                f"  sent #{i:<3} {sent.send_status.name}  msgId {sent.msg_id}  queue {sent.message_queue.queue_id}"
+                f"  queueOffset {sent.queue_offset}",
+                file=out,
+            )
+
+        def on_messages(msgs, context):
+            with lock:
+                for msg in msgs:
+                    # a consumer gets MessageClientExt, whose message id is the producer's UNIQ_KEY (as in Java)
+                    result.received.append(msg.get_msg_id())
+                if len(set(result.received)) >= count:
+                    everything.set()
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+
+        consumer = DefaultMQPushConsumer(
+            CONSUMER_GROUP,
+            cluster.client_runtime("consumer"),
+            namesrv_addr=cluster.namesrv_addr,
+            consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+        )
+        consumer.subscribe(TOPIC, "*")
+        consumer.register_message_listener(on_messages)
+        consumer.start()
+        print(f"consumer     {CONSUMER_GROUP} subscribes to {TOPIC} '*' from the first offset", file=out)
+        wait_until(everything.is_set, f"consuming {count} messages")
+        print(f"  received {len(set(result.received))} of {count} messages", file=out)
+
+        offsets = broker.consumer_offset_manager
+        consumer.default_mq_push_consumer_impl.persist_consumer_offset()
+
+        def committed() -> dict[int, int]:
+            table = offsets.offset_table.get(f"{TOPIC}@{CONSUMER_GROUP}") or {}
+            return {int(q): int(o) for q, o in table.items()}
+
+        wait_until(lambda: sum(committed().values()) >= count, "committing the consumer offsets")
+        result.committed = dict(sorted(committed().items()))
+        print("  committed offsets " + ", ".join(f"queue {q}: {o}" for q, o in result.committed.items()), file=out)
+    finally:
+        if consumer is not None:
+            consumer.shutdown()
+        if producer is not None:
+            producer.shutdown()
+        cluster.shutdown()
+
+    report = verify_store(cluster.brokers[0].store_root, max_hash_slot_num=cluster.store_settings["max_hash_slot_num"])
+    result.store_problems = [str(problem) for problem in report.problems]
+    duplicates = len(result.received) - len(set(result.received))
+    matched = len(set(result.received) & set(result.sent))
+    print(
+        f"done         sent {len(result.sent)}, received {matched} of them ({duplicates} redelivered),"
+        f" store check: {'clean' if not result.store_problems else 'PROBLEMS'}",
+        file=out,
+    )
+    for problem in result.store_problems:
+        print(f"  store: {problem}", file=out)
+    return result
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(Path(root.name) / path.relative_to(root))
+    except ValueError:
+        return str(path)
