@@ -211,15 +211,7 @@ class Cluster:
 
         Simulated: virtual time, running events meanwhile. Real: the name server runtime's clock.
         """
-        if self.world is not None:
-            return self.world.run_until(predicate, timeout_ms=timeout_ms)
-        runtime = self.namesrv.runtime
-        deadline = runtime.now_ms() + timeout_ms
-        while not predicate():
-            if runtime.now_ms() > deadline:
-                return False
-            runtime.scheduler.sleep(5)
-        return True
+        return self.namesrv.runtime.scheduler.wait_until(predicate, timeout_ms)
 
     # -- faults (simulated) ----------------------------------------------------------------------------------
     def kill_broker(self, name: str) -> None:

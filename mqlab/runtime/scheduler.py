@@ -105,6 +105,13 @@ class Scheduler(Protocol):
         """Block the caller for ``ms`` (in simulation: let the simulation run for ``ms``)."""
         ...
 
+    def wait_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
+        """Let time pass until ``predicate()`` holds or ``timeout_ms`` pass; returns whether it holds.
+
+        Threads poll it every 5 ms; a simulation runs its events meanwhile and stops as soon as it holds.
+        """
+        ...
+
     def start_service(self, service: ServiceThread) -> None:
         """Start running ``service``'s loop: wait, ``on_wait_end``, ``run_once``, repeat."""
         ...

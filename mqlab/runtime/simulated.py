@@ -242,6 +242,10 @@ class SimScheduler:
         """Let the simulation run for ``ms`` of virtual time."""
         self.world.run_for(ms)
 
+    def wait_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
+        """Run events until ``predicate()`` holds, at most ``timeout_ms`` of virtual time; returns whether it holds."""
+        return self.world.run_until(predicate, timeout_ms=timeout_ms)
+
     def start_service(self, service: ServiceThread) -> None:
         """Arm the service's first wait."""
         driver = _ServiceDriver(self.world, service)

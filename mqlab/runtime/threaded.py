@@ -214,6 +214,15 @@ class ThreadScheduler:
         """Block this thread."""
         time.sleep(ms / 1000)
 
+    def wait_until(self, predicate: Callable[[], bool], timeout_ms: int) -> bool:
+        """Poll ``predicate()`` every 5 ms until it holds or ``timeout_ms`` pass; returns whether it holds."""
+        deadline = self.clock.now_ms() + timeout_ms
+        while not predicate():
+            if self.clock.now_ms() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
     # -- services ------------------------------------------------------------------------------------------------
     def start_service(self, service: ServiceThread) -> None:
         """Start the service's own daemon thread."""

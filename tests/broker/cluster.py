@@ -288,14 +288,8 @@ class Cluster:
         return self.broker_rt.now_ms()
 
     def wait_until(self, predicate, timeout_ms: int = 5000) -> bool:
-        if self.world is not None:
-            return self.world.run_until(predicate, timeout_ms=timeout_ms)
-        deadline = self.now() + timeout_ms
-        while not predicate():
-            if self.now() > deadline:
-                return False
-            self.broker_rt.scheduler.sleep(5)
-        return True
+        """Let time pass (virtual or real) until ``predicate()`` holds."""
+        return self.broker_rt.scheduler.wait_until(predicate, timeout_ms)
 
     def close(self, *, shutdown_broker: bool = True) -> None:
         self.closed = True

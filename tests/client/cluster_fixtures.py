@@ -238,14 +238,8 @@ class ClientCluster:
             self.ns_rt.scheduler.sleep(ms)
 
     def wait_until(self, predicate, timeout_ms: int = 5000) -> bool:
-        if self.world is not None:
-            return self.world.run_until(predicate, timeout_ms=timeout_ms)
-        deadline = self.now() + timeout_ms
-        while not predicate():
-            if self.now() > deadline:
-                return False
-            self.ns_rt.scheduler.sleep(5)
-        return True
+        """Let time pass (virtual or real) until ``predicate()`` holds."""
+        return self.ns_rt.scheduler.wait_until(predicate, timeout_ms)
 
     def close(self) -> None:
         if self.closed:

@@ -177,3 +177,15 @@ def test_trace_lines_are_stable_and_filterable():
     ]
     assert [e.event for e in world.trace.events(["CommitLog", "ReputMessageService"])] == ["putMessage", "doReput"]
     assert world.trace.events(node="nobody") == []
+
+
+@pytest.mark.spec("RT-3")
+def test_wait_until_stops_at_the_first_millisecond_it_holds_or_at_the_deadline():
+    world = SimulatedWorld(1)
+    start = world.clock.now_ms()
+    seen = []
+    world.schedule(30, lambda: seen.append("a"))
+    assert world.runtime("n").scheduler.wait_until(lambda: seen, 100)
+    assert world.clock.now_ms() == start + 30
+    assert not world.runtime("n").scheduler.wait_until(lambda: len(seen) > 1, 100)
+    assert world.clock.now_ms() == start + 130

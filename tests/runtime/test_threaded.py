@@ -69,3 +69,17 @@ def test_real_identity(runtime):
     assert len(runtime.host.ip_bytes) in (4, 16)
     assert runtime.host.pid > 0
     assert abs(runtime.now_ms() - time.time() * 1000) < 5000
+
+
+@pytest.mark.spec("RT-3", "RT-7")
+def test_wait_until_polls_the_wall_clock():
+    rt = ThreadedRuntime.create("w", seed=1)
+    try:
+        flag = threading.Event()
+        rt.scheduler.call_later(20, flag.set)
+        assert rt.scheduler.wait_until(flag.is_set, 5000)
+        started = time.monotonic()
+        assert not rt.scheduler.wait_until(lambda: False, 50)
+        assert time.monotonic() - started >= 0.045
+    finally:
+        rt.scheduler.close()

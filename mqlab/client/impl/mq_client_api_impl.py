@@ -409,24 +409,11 @@ class MQClientAPIImpl:
                     context,
                     producer,
                 )
-            except RemotingTooMuchRequestException as e1:
-                self.on_exception_impl(
-                    retry_broker_name,
-                    msg,
-                    timeout_millis,
-                    request,
-                    send_callback,
-                    topic_publish_info,
-                    instance,
-                    times_total,
-                    cur_times,
-                    e1,
-                    context,
-                    False,
-                    producer,
-                )
             except RemotingException as e1:
-                if producer is not None:
+                # Java has two catch blocks: "too many requests" ends the retries, any other failure marks the
+                # broker faulty for 3 s and retries again.
+                need_retry = not isinstance(e1, RemotingTooMuchRequestException)
+                if need_retry and producer is not None:
                     producer.update_fault_item(broker_name, 3000, True)
                 self.on_exception_impl(
                     retry_broker_name,
@@ -440,7 +427,7 @@ class MQClientAPIImpl:
                     cur_times,
                     e1,
                     context,
-                    True,
+                    need_retry,
                     producer,
                 )
             return

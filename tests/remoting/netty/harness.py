@@ -185,14 +185,7 @@ class Harness:
 
     def wait_until(self, predicate, timeout_ms: int = 5000) -> bool:
         """Let time pass (virtual or real) until ``predicate()`` holds."""
-        if self.world is not None:
-            return self.world.run_until(predicate, timeout_ms=timeout_ms)
-        deadline = self.now() + timeout_ms
-        while not predicate():
-            if self.now() > deadline:
-                return False
-            self.client_rt.scheduler.sleep(5)
-        return True
+        return self.client_rt.scheduler.wait_until(predicate, timeout_ms)
 
     def extra_runtime(self, node: str) -> Runtime:
         if self.world is not None:
