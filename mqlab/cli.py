@@ -234,7 +234,7 @@ def _cmd_quickstart(args: argparse.Namespace) -> int:
 
     try:
         result = run_quickstart(
-            args.dir, count=args.count, mode=args.mode, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
+            args.store, count=args.messages, mode=args.mode, seed=args.seed, timeout_s=args.timeout, out=sys.stdout
         )
     except QuickstartError as exc:
         print(f"mqlab quickstart: {exc}", file=sys.stderr)
@@ -271,8 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     broker.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     broker.set_defaults(func=_cmd_broker)
     quick = sub.add_parser("quickstart", help="name server + broker + producer + push consumer in one process")
-    quick.add_argument("--dir", default="mqlab-quickstart", help="where the cluster keeps its files (removed first)")
-    quick.add_argument("--count", type=int, default=16, help="messages to send and consume")
+    quick.add_argument("--store", default="mqlab-store", help="where the cluster keeps its files (removed first)")
+    quick.add_argument("--messages", type=int, default=128, help="messages to send and consume")
     quick.add_argument("--mode", choices=["real", "simulated"], default="real", help="threads + TCP, or a simulation")
     quick.add_argument("--seed", type=int, default=0, help="seed of the simulated world")
     quick.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the messages")

@@ -2,11 +2,12 @@
 
 Java: none (it plays RocketMQ's ``example/quickstart/Producer`` and ``Consumer`` against an embedded cluster).
 What runs is the ordinary code: ``Cluster`` starts ``NamesrvController`` and ``BrokerController``; a
-``DefaultMQProducer`` sends ``count`` messages to ``QuickstartTopic`` (created through TBW102, as with
-``autoCreateTopicEnable``), then a ``DefaultMQPushConsumer`` of a new group subscribes with
-``CONSUME_FROM_FIRST_OFFSET`` and receives them through rebalance, the pull loop and the consume service. The
-quickstart ends when every message has been consumed once and the consumer's offsets are committed on the broker,
-then shuts everything down cleanly and checks the store files.
+``DefaultMQProducer`` runs the example's loop (``count`` messages to ``TopicTest``, tag ``TagA``, keys
+``OrderID188``, body "Hello world"; the topic is created through TBW102, as with ``autoCreateTopicEnable``) and
+prints each ``SendResult`` as Java's ``toString`` does; then a ``DefaultMQPushConsumer`` of a new group subscribes
+with ``CONSUME_FROM_FIRST_OFFSET`` and receives them through rebalance, the pull loop and the consume service. The
+quickstart ends when every message has been consumed and the consumer's offsets are committed on the broker, shuts
+everything down cleanly, checks the store files and prints a summary: queues, offsets and the files written.
 
 ``real`` mode uses threads, loopback TCP and the wall clock; ``simulated`` mode runs the same code on a seeded
 virtual world, so its output is the same on every run.
@@ -30,10 +31,12 @@ from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message.message import Message
 from mqlab.store.store_verifier import verify_store
 
-TOPIC = "QuickstartTopic"
-PRODUCER_GROUP = "QuickstartProducerGroup"
-CONSUMER_GROUP = "QuickstartConsumerGroup"
-TAGS = ("TagA", "TagB", "TagC")
+TOPIC = "TopicTest"
+TAG = "TagA"
+KEYS = "OrderID188"
+BODY = b"Hello world"
+PRODUCER_GROUP = "please_rename_unique_group_name"  # the example's group names
+CONSUMER_GROUP = "please_rename_unique_group_name_4"
 
 
 class QuickstartError(RuntimeError):
@@ -63,7 +66,7 @@ class QuickstartResult:
 def run_quickstart(
     root: str | Path,
     *,
-    count: int = 16,
+    count: int = 128,
     mode: str = "real",
     seed: int = 0,
     timeout_s: float = 60.0,
@@ -106,17 +109,12 @@ def run_quickstart(
         producer.start()
         print(f"producer     {PRODUCER_GROUP} sends {count} messages to {TOPIC}", file=out)
         for i in range(count):
-            message = Message(TOPIC, TAGS[i % len(TAGS)], f"KEY{i}", f"Hello mqlab {i}".encode())
-            sent = producer.send(message)
+            sent = producer.send(Message(TOPIC, TAG, KEYS, BODY))
             if sent.send_status is not SendStatus.SEND_OK:
                 raise QuickstartError(f"message {i} was not stored cleanly: {sent.send_status.name}")
             result.sent.append(sent.msg_id)
             result.queues[sent.message_queue.queue_id] += 1
-            print(
-                f"  sent #{i:<3} {sent.send_status.name}  msgId {sent.msg_id}  queue {sent.message_queue.queue_id}"
-                f"  queueOffset {sent.queue_offset}",
-                file=out,
-            )
+            print(sent, file=out)
 
         def on_messages(msgs, context):
             with lock:
@@ -149,7 +147,6 @@ def run_quickstart(
 
         wait_until(lambda: sum(committed().values()) >= count, "committing the consumer offsets")
         result.committed = dict(sorted(committed().items()))
-        print("  committed offsets " + ", ".join(f"queue {q}: {o}" for q, o in result.committed.items()), file=out)
     finally:
         if consumer is not None:
             consumer.shutdown()
@@ -159,16 +156,24 @@ def run_quickstart(
 
     report = verify_store(cluster.brokers[0].store_root, max_hash_slot_num=cluster.store_settings["max_hash_slot_num"])
     result.store_problems = [str(problem) for problem in report.problems]
+    _summary(result, cluster.root, out)
+    return result
+
+
+def _summary(result: QuickstartResult, root: Path, out: TextIO) -> None:
     duplicates = len(result.received) - len(set(result.received))
     matched = len(set(result.received) & set(result.sent))
-    print(
-        f"done         sent {len(result.sent)}, received {matched} of them ({duplicates} redelivered),"
-        f" store check: {'clean' if not result.store_problems else 'PROBLEMS'}",
-        file=out,
-    )
+    print(f"summary      sent {len(result.sent)}, consumed {matched} of them ({duplicates} redelivered)", file=out)
+    print(f"  {'queue':>5}  {'sent':>5}  {'committed offset':>16}", file=out)
+    for queue_id in sorted(set(result.queues) | set(result.committed)):
+        print(f"  {queue_id:>5}  {result.queues[queue_id]:>5}  {result.committed.get(queue_id, 0):>16}", file=out)
+    print(f"  files written under {root.name}/ (bytes):", file=out)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        print(f"    {path.relative_to(root)}  {path.stat().st_size}", file=out)
+    verdict = "clean" if not result.store_problems else f"{len(result.store_problems)} problem(s)"
+    print(f"  store verify: {verdict}", file=out)
     for problem in result.store_problems:
-        print(f"  store: {problem}", file=out)
-    return result
+        print(f"    {problem}", file=out)
 
 
 def _relative(path: Path, root: Path) -> str:

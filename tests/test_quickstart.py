@@ -12,11 +12,13 @@ from mqlab.quickstart import run_quickstart
 
 @pytest.mark.spec("QUICK-1")
 def test_real_quickstart_sends_consumes_and_commits_everything(tmp_path, capsys):
-    assert main(["quickstart", "--dir", str(tmp_path / "qs"), "--count", "12"]) == 0
+    assert main(["quickstart", "--store", str(tmp_path / "qs"), "--messages", "12"]) == 0
     out = capsys.readouterr().out
-    assert out.count(" SEND_OK ") == 12
+    assert out.count("SendResult [sendStatus=SEND_OK, msgId=") == 12
+    assert out.count("messageQueue=MessageQueue [topic=TopicTest, brokerName=broker-a, queueId=") == 12
     assert "received 12 of 12 messages" in out
-    assert "sent 12, received 12 of them (0 redelivered)" in out and "store check: clean" in out
+    assert "sent 12, consumed 12 of them (0 redelivered)" in out and "store verify: clean" in out
+    assert "broker-a/store/config/consumerOffset.json" in out
     # the store outlives the run and reopens as a clean shutdown left it
     assert (tmp_path / "qs" / "broker-a" / "store" / "commitlog").is_dir()
     assert not (tmp_path / "qs" / "broker-a" / "store" / "abort").exists()
@@ -43,8 +45,8 @@ def test_simulated_quickstart_prints_the_same_bytes_twice(tmp_path):
 
 
 @pytest.mark.spec("QUICK-1")
-@pytest.mark.parametrize("args", [["--count", "0"], ["--count", "-3"]])
+@pytest.mark.parametrize("args", [["--messages", "0"], ["--messages", "-3"]])
 def test_bad_arguments_exit_2_with_a_named_error(tmp_path, capsys, args):
-    assert main(["quickstart", "--dir", str(tmp_path / "qs"), *args]) == 2
+    assert main(["quickstart", "--store", str(tmp_path / "qs"), *args]) == 2
     err = capsys.readouterr().err
     assert "ValueError" in err and "count must be positive" in err
