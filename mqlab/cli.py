@@ -291,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--limit", type=int, default=0, help="show at most this many rows")
     inspect.add_argument("--json", action="store_true")
     inspect.set_defaults(func=_cmd_store_inspect)
+    from mqlab.tools.command import mq_admin_startup
+
+    mq_admin_startup.add_parser(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""The admin client the commands use (Java: org.apache.rocketmq.tools.admin)."""

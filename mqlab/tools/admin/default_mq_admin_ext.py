@@ -1,0 +1,136 @@
+"""The admin client ``mqadmin`` is built on: configure, ``start()``, ask, ``shutdown()``.
+
+``DefaultMQAdminExt`` is a client configuration (it *is* a ``ClientConfig``, as the Java class extends it) plus a
+thin façade over ``DefaultMQAdminExtImpl``, which does the work. Each ``mqlab admin`` command makes one, names its
+instance after the current time (so it never shares a client instance with an application in the same process,
+as ``mqadmin`` does), starts it, asks one or a few questions and shuts it down.
+
+Java: org.apache.rocketmq.tools.admin.DefaultMQAdminExt (rocketmq-all-4.9.3)
+Left out: every method whose command mqlab does not have (see ``DefaultMQAdminExtImpl``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mqlab.client.client_config import ClientConfig
+from mqlab.common.topic.topic_validator import AUTO_CREATE_TOPIC_KEY_TOPIC
+from mqlab.tools.admin.default_mq_admin_ext_impl import DefaultMQAdminExtImpl, QueryResult
+
+if TYPE_CHECKING:
+    from mqlab.client.consumer.pull_result import PullResult
+    from mqlab.common.admin.consume_stats import ConsumeStats
+    from mqlab.common.admin.topic_stats_table import TopicStatsTable
+    from mqlab.common.message.message_ext import MessageExt
+    from mqlab.common.message.message_queue import MessageQueue
+    from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.kv_table import KVTable
+    from mqlab.common.protocol.body.topic_list import TopicList
+    from mqlab.common.protocol.route.topic_route_data import TopicRouteData
+    from mqlab.common.topic_config import TopicConfig
+    from mqlab.remoting.rpc_hook import RPCHook
+    from mqlab.runtime.runtime import Runtime
+
+# Java: DefaultMQAdminExt's adminExtGroup default and its constructor's default timeout.
+ADMIN_EXT_GROUP = "admin_ext_group"
+DEFAULT_TIMEOUT_MILLIS = 5000
+
+
+class DefaultMQAdminExt(ClientConfig):
+    """An admin client on ``runtime``.
+
+    Args:
+        runtime: the node the client runs on (its IP becomes ``client_ip``).
+        admin_ext_group: the name it registers under in its client instance.
+        timeout_millis: timeout of each request.
+        rpc_hook: called around every request.
+        **settings: any ``ClientConfig`` field (``namesrv_addr``, ``instance_name`` ...).
+
+    Attributes:
+        create_topic_key: the default topic named in UPDATE_AND_CREATE_TOPIC (TBW102).
+        default_mq_admin_ext_impl: the engine behind the façade.
+    """
+
+    # ClientConfig's dataclass equality would make two admin clients with equal settings "equal".
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        admin_ext_group: str = ADMIN_EXT_GROUP,
+        timeout_millis: int = DEFAULT_TIMEOUT_MILLIS,
+        rpc_hook: RPCHook | None = None,
+        **settings: Any,
+    ):
+        settings.setdefault("client_ip", runtime.host.ip)
+        ClientConfig.__init__(self, **settings)
+        self.runtime = runtime
+        self.admin_ext_group = admin_ext_group
+        self.create_topic_key = AUTO_CREATE_TOPIC_KEY_TOPIC
+        self.default_mq_admin_ext_impl = DefaultMQAdminExtImpl(self, rpc_hook, timeout_millis)
+
+    def start(self) -> None:
+        """Java: DefaultMQAdminExt#start."""
+        self.default_mq_admin_ext_impl.start()
+
+    def shutdown(self) -> None:
+        """Java: DefaultMQAdminExt#shutdown."""
+        self.default_mq_admin_ext_impl.shutdown()
+
+    def examine_broker_cluster_info(self) -> ClusterInfo:
+        """Java: DefaultMQAdminExt#examineBrokerClusterInfo."""
+        return self.default_mq_admin_ext_impl.examine_broker_cluster_info()
+
+    def fetch_all_topic_list(self) -> TopicList:
+        """Java: DefaultMQAdminExt#fetchAllTopicList."""
+        return self.default_mq_admin_ext_impl.fetch_all_topic_list()
+
+    def examine_topic_route_info(self, topic: str) -> TopicRouteData:
+        """Java: DefaultMQAdminExt#examineTopicRouteInfo."""
+        return self.default_mq_admin_ext_impl.examine_topic_route_info(topic)
+
+    def examine_topic_stats(self, topic: str) -> TopicStatsTable:
+        """Java: DefaultMQAdminExt#examineTopicStats."""
+        return self.default_mq_admin_ext_impl.examine_topic_stats(topic)
+
+    def examine_consume_stats(self, consumer_group: str, topic: str | None = None) -> ConsumeStats:
+        """Java: DefaultMQAdminExt#examineConsumeStats (both overloads)."""
+        return self.default_mq_admin_ext_impl.examine_consume_stats(consumer_group, topic)
+
+    def create_and_update_topic_config(self, addr: str, config: TopicConfig) -> None:
+        """Java: DefaultMQAdminExt#createAndUpdateTopicConfig."""
+        self.default_mq_admin_ext_impl.create_and_update_topic_config(addr, config)
+
+    def fetch_broker_runtime_stats(self, broker_addr: str) -> KVTable:
+        """Java: DefaultMQAdminExt#fetchBrokerRuntimeStats."""
+        return self.default_mq_admin_ext_impl.fetch_broker_runtime_stats(broker_addr)
+
+    def search_offset(self, mq: MessageQueue, timestamp: int) -> int:
+        """Java: DefaultMQAdminExt#searchOffset."""
+        return self.default_mq_admin_ext_impl.search_offset(mq, timestamp)
+
+    def max_offset(self, mq: MessageQueue) -> int:
+        """Java: DefaultMQAdminExt#maxOffset."""
+        return self.default_mq_admin_ext_impl.max_offset(mq)
+
+    def min_offset(self, mq: MessageQueue) -> int:
+        """Java: DefaultMQAdminExt#minOffset."""
+        return self.default_mq_admin_ext_impl.min_offset(mq)
+
+    def view_message(self, msg_id: str) -> MessageExt:
+        """Java: DefaultMQAdminExt#viewMessage(String)."""
+        return self.default_mq_admin_ext_impl.view_message(msg_id)
+
+    def query_message(self, topic: str, key: str, max_num: int, begin: int, end: int) -> QueryResult:
+        """Java: DefaultMQAdminExt#queryMessage."""
+        return self.default_mq_admin_ext_impl.query_message(topic, key, max_num, begin, end)
+
+    def fetch_subscribe_message_queues(self, topic: str) -> list[MessageQueue]:
+        """The topic's readable queues, sorted (Java: DefaultMQPullConsumer#fetchSubscribeMessageQueues)."""
+        return self.default_mq_admin_ext_impl.fetch_subscribe_message_queues(topic)
+
+    def pull(self, mq: MessageQueue, sub_expression: str, offset: int, max_nums: int) -> PullResult:
+        """A synchronous pull as ``TOOLS_CONSUMER`` (Java: DefaultMQPullConsumer#pull, used by mqadmin)."""
+        return self.default_mq_admin_ext_impl.pull(mq, sub_expression, offset, max_nums)

@@ -1,0 +1,1 @@
+"""The ``mqlab admin`` sub commands, one module per Java command class (Java: org.apache.rocketmq.tools.command)."""

@@ -1,0 +1,89 @@
+"""``mqlab admin``'s command line without a cluster: the command table, the shared options and bad arguments."""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+import pytest
+
+from mqlab.cli import build_parser, main
+from mqlab.tools.command.mq_admin_startup import SUB_COMMANDS
+
+COMMANDS = [
+    "clusterList",
+    "topicList",
+    "topicRoute",
+    "topicStatus",
+    "updateTopic",
+    "consumerProgress",
+    "queryMsgById",
+    "queryMsgByKey",
+    "queryMsgByOffset",
+    "printMsg",
+]
+
+
+@pytest.mark.spec("ADMIN-1")
+def test_every_command_has_mqadmins_name_and_the_shared_options():
+    assert sorted(c.command_name() for c in SUB_COMMANDS) == sorted(COMMANDS)
+    parser = build_parser()
+    args = parser.parse_args(["admin", "topicRoute", "-n", "10.0.0.1:9876", "-t", "T", "--json"])
+    assert (args.namesrvAddr, args.topic, args.json, args.sub_command.command_name()) == (
+        "10.0.0.1:9876",
+        "T",
+        True,
+        "topicRoute",
+    )
+    args = parser.parse_args(["admin", "queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "2", "-o", "7"])
+    assert (args.brokerName, args.queueId, args.offset, args.json) == ("broker-a", 2, 7, False)
+    args = parser.parse_args(["admin", "updateTopic", "-t", "T", "-c", "DefaultCluster"])
+    assert (args.readQueueNums, args.writeQueueNums, args.perm, args.brokerAddr) == (8, 8, 6, None)
+
+
+@pytest.mark.spec("ADMIN-1")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["topicRoute"],  # -t is required
+        ["updateTopic", "-t", "T"],  # -b or -c is required
+        ["updateTopic", "-t", "T", "-b", "a:1", "-c", "C"],  # not both
+        ["updateTopic", "-t", "T", "-b", "a:1", "-p", "3"],  # 2, 4 or 6
+        ["updateTopic", "-t", "T", "-b", "a:1", "-r", "0"],
+        ["queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "x", "-o", "0"],
+        ["queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "0", "-o", "-1"],
+        ["printMsg", "-t", "T", "-b", "yesterday"],
+        ["printMsg", "-t", "T", "-c", "no-such-charset"],
+        ["noSuchCommand"],
+    ],
+)
+def test_bad_arguments_exit_2_before_anything_is_asked(capsys, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["admin", *argv, "-n", "127.0.0.1:1"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: mqlab admin" in err and "Traceback" not in err
+
+
+@pytest.mark.spec("ADMIN-1")
+def test_without_a_name_server_address_the_command_exits_2(capsys, monkeypatch):
+    monkeypatch.delenv("NAMESRV_ADDR", raising=False)
+    assert main(["admin", "topicList"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "mqlab admin topicList: no name server address: pass -n ip:port or set NAMESRV_ADDR\n"
+
+
+@pytest.mark.spec("ADMIN-1")
+def test_the_name_server_address_may_come_from_the_environment(capsys, monkeypatch):
+    monkeypatch.setenv("NAMESRV_ADDR", "127.0.0.1:1")
+    assert main(["admin", "topicList"]) == 1  # it was used: the connection to it failed
+    assert "connect to [127.0.0.1:1] failed" in capsys.readouterr().err
+
+
+@pytest.mark.spec("ADMIN-1")
+def test_timestamps_are_epoch_millis_or_mqadmins_date_format():
+    from mqlab.tools.command.command_util import check_timestamp_argument, timestamp_format
+
+    assert timestamp_format(check_timestamp_argument("1700000000123"), UTC) == 1700000000123
+    text = check_timestamp_argument("2023-11-14#22:13:20:123")
+    assert timestamp_format(text, UTC) == 1700000000123
