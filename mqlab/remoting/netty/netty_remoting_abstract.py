@@ -19,6 +19,7 @@ where every step is an event and a sync call drives the world until its response
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,7 @@ class RemotingChannelContext:
         self.remoting.write_and_flush(self.channel, command)
 
 
-class NettyRemotingAbstract:
+class NettyRemotingAbstract(ABC):
     """The shared half of ``NettyRemotingServer`` and ``NettyRemotingClient``.
 
     Args:
@@ -256,9 +257,9 @@ class NettyRemotingAbstract:
         else:
             self._arm_idle_timer(ctx, idle_ms - quiet_for)
 
+    @abstractmethod
     def on_channel_idle(self, channel: Connection) -> None:
         """A connection saw no traffic for the idle time (subclasses close it and tell the listener)."""
-        raise NotImplementedError
 
     # -- incoming commands -----------------------------------------------------------------------------------
     def process_message_received(self, ctx: RemotingChannelContext, cmd: RemotingCommand) -> None:
