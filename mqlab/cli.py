@@ -20,6 +20,9 @@ from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_errors import MessageFormatError
 from mqlab.common.message.message_record_layout import spans
 
+# A server process keeps only its latest trace events, so its memory does not grow with every request.
+SERVER_TRACE_CAPACITY = 10_000
+
 
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"mqlab {__version__} (follows RocketMQ {ROCKETMQ_VERSION})")
@@ -120,7 +123,7 @@ def _cmd_namesrv(args: argparse.Namespace) -> int:
     if args.port is not None:
         netty_server_config.listen_port = args.port
     stop = install_stop_signals()
-    runtime = ThreadedRuntime.create("namesrv")
+    runtime = ThreadedRuntime.create("namesrv", trace_capacity=SERVER_TRACE_CAPACITY)
     controller = NamesrvController(namesrv_config, netty_server_config, runtime, listen_host=args.host)
     controller.initialize()
     controller.start()
@@ -207,7 +210,7 @@ def _cmd_broker(args: argparse.Namespace) -> int:
     if broker_config.namesrv_addr is None:
         print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
     stop = install_stop_signals()
-    runtime = ThreadedRuntime.create(broker_config.broker_name)
+    runtime = ThreadedRuntime.create(broker_config.broker_name, trace_capacity=SERVER_TRACE_CAPACITY)
     controller = BrokerController(
         broker_config, server_config, client_config, store_config, runtime, listen_host=args.host
     )

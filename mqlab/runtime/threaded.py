@@ -277,8 +277,12 @@ class ThreadedRuntime:
     """Factory for real runtimes."""
 
     @staticmethod
-    def create(node: str, *, trace: Trace | None = None, seed: int | None = None) -> Runtime:
-        """A runtime on the wall clock with this machine's identity (``seed`` only fixes ``runtime.random``)."""
+    def create(node: str, *, trace: Trace | None = None, seed: int | None = None, trace_capacity: int = 0) -> Runtime:
+        """A runtime on the wall clock with this machine's identity (``seed`` only fixes ``runtime.random``).
+
+        ``trace_capacity`` bounds the trace it creates (0 keeps every event: right for a run that is inspected
+        afterwards, not for a server that runs for days).
+        """
         clock = SystemClock()
         rng = random.Random(seed)
         tz = datetime.now().astimezone().tzinfo
@@ -290,7 +294,7 @@ class ThreadedRuntime:
             rng=rng,
             host=HostIdentity.of_this_machine(rng),
             tz=tz,
-            trace=trace if trace is not None else Trace(origin_ms=clock.now_ms()),
+            trace=trace if trace is not None else Trace(origin_ms=clock.now_ms(), capacity=trace_capacity),
             simulated=False,
             total_physical_memory=_physical_memory(),
             network=TcpNetwork(),

@@ -8,6 +8,7 @@ virtual, so a trace is identical, byte for byte, across runs with the same seed.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,8 @@ class Trace:
         self.origin_ms = origin_ms
         self.capacity = capacity
         self.enabled = True
-        self._events: list[TraceEvent] = []
+        # a deque drops the oldest event in constant time when a capacity is set
+        self._events: deque[TraceEvent] = deque(maxlen=capacity or None)
         self._lock = threading.Lock()
         self._listeners: list[Callable[[TraceEvent], None]] = []
 
@@ -59,8 +61,6 @@ class Trace:
         item = TraceEvent(time_ms, node, component, event, fields)
         with self._lock:
             self._events.append(item)
-            if self.capacity and len(self._events) > self.capacity:
-                del self._events[0]
             listeners = list(self._listeners)
         for listener in listeners:
             listener(item)

@@ -83,3 +83,20 @@ def test_wait_until_polls_the_wall_clock():
         assert time.monotonic() - started >= 0.045
     finally:
         rt.scheduler.close()
+
+
+@pytest.mark.spec("RT-6")
+def test_a_bounded_trace_keeps_the_latest_events():
+    rt = ThreadedRuntime.create("server", seed=1, trace_capacity=3)
+    try:
+        for i in range(10):
+            rt.trace_event("C", "e", i=i)
+        assert [e.fields["i"] for e in rt.trace.events()] == [7, 8, 9]
+        assert rt.trace.capacity == 3
+    finally:
+        rt.scheduler.close()
+    unbounded = ThreadedRuntime.create("run", seed=1)
+    try:
+        assert unbounded.trace.capacity == 0  # a run inspected afterwards keeps everything by default
+    finally:
+        unbounded.scheduler.close()
