@@ -77,8 +77,10 @@ class Runtime:
         return self.clock.now_ms()
 
     def trace_event(self, component: str, event: str, **fields: Any) -> None:
-        """Record one step of a call chain under this node's name."""
-        self.trace.record(self.clock.now_ms(), self.node, component, event, **fields)
+        """Record one step of a call chain under this node's name (nothing at all while tracing is off)."""
+        trace = self.trace
+        if trace.enabled:
+            trace.record(self.clock.now_ms(), self.node, component, event, **fields)
 
     def singleton(self, key: Any, factory: Callable[[], T]) -> T:
         """This node's one instance for ``key`` (what Java keeps in static fields, one per JVM)."""

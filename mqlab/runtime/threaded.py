@@ -2,7 +2,7 @@
 
 Java: none (stands in for the JVM's threads, ``ScheduledExecutorService`` and ``System.currentTimeMillis``).
 Each ``ServiceThread`` gets its own daemon thread, timers run on a small pool, and
-futures block on condition variables.
+futures block on a lock until completed.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import os
+import queue
 import random
 import threading
 import time
@@ -32,10 +33,16 @@ T = TypeVar("T")
 
 
 class ThreadFuture(Generic[T]):
-    """A future completed from any thread; ``result`` blocks on a condition variable."""
+    """A future completed from any thread; ``result`` blocks until it is.
+
+    A gate lock, held from creation until completion, is what waiters block on: each waiter takes it and hands it
+    straight back. (A lock costs far less to create than a condition variable, and a future is made per request.)
+    """
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._gate = threading.Lock()
+        self._gate.acquire()
         self._done = False
         self._result: T | None = None
         self._exception: BaseException | None = None
@@ -46,12 +53,12 @@ class ThreadFuture(Generic[T]):
         return self._done
 
     def _complete(self, result: T | None, exc: BaseException | None) -> None:
-        with self._cond:
+        with self._lock:
             if self._done:
                 return
             self._result, self._exception, self._done = result, exc, True
             callbacks, self._callbacks = self._callbacks, []
-            self._cond.notify_all()
+        self._gate.release()
         for fn in callbacks:
             fn(self)
 
@@ -65,9 +72,11 @@ class ThreadFuture(Generic[T]):
 
     def result(self, timeout_ms: int | None = None) -> T:
         """Block until completed or ``timeout_ms`` passes."""
-        with self._cond:
-            if not self._cond.wait_for(lambda: self._done, None if timeout_ms is None else timeout_ms / 1000):
+        if not self._done:
+            timeout = -1 if timeout_ms is None else max(0.0, timeout_ms / 1000)
+            if not self._gate.acquire(timeout=timeout):
                 raise FutureTimeoutError(f"no result within {timeout_ms} ms")
+            self._gate.release()  # let the next waiter through
         if self._exception is not None:
             raise self._exception
         return self._result  # type: ignore[return-value]
@@ -78,22 +87,40 @@ class ThreadFuture(Generic[T]):
 
     def add_done_callback(self, fn: Callable[[ThreadFuture[T]], None]) -> None:
         """Call ``fn(self)`` on completion (now, if already complete)."""
-        with self._cond:
+        with self._lock:
             if not self._done:
                 self._callbacks.append(fn)
                 return
         fn(self)
 
 
+_STOP = object()  # tells a pool thread to exit
+
+
 class ThreadExecutor:
-    """A named thread pool."""
+    """A named thread pool of at most ``threads`` threads, started as tasks arrive (as ``ThreadPoolExecutor``).
+
+    Tasks wait in one queue; a thread is started when a task arrives and no thread is idle. After ``shutdown``,
+    ``submit`` raises ``RuntimeError`` (Java: ``RejectedExecutionException``) and the threads exit once the queue
+    is drained. (``concurrent.futures.ThreadPoolExecutor`` does the same with a future, a condition variable and
+    a semaphore per task; a consumer submits a task per message, so this pool keeps only what the runtime uses.)
+    """
 
     def __init__(self, name: str, threads: int):
         self.name = name
-        self._pool = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix=name)
+        self._max_threads = max(1, threads)
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._shutdown = False
 
     def submit(self, fn: Callable[..., T], *args: Any) -> ThreadFuture[T]:
-        """Run ``fn(*args)`` on the pool."""
+        """Run ``fn(*args)`` on the pool.
+
+        Raises:
+            RuntimeError: the pool was shut down.
+        """
         future: ThreadFuture[T] = ThreadFuture()
 
         def task() -> None:
@@ -102,12 +129,39 @@ class ThreadExecutor:
             except Exception as exc:  # the task's failure belongs to its future
                 future.set_exception(exc)
 
-        self._pool.submit(task)
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError(f"executor {self.name} is shut down")
+            self._queue.put(task)
+            if self._idle > 0 or len(self._threads) >= self._max_threads:
+                return future
+            thread = threading.Thread(target=self._work, name=f"{self.name}_{len(self._threads)}", daemon=True)
+            self._threads.append(thread)
+            self._idle += 1  # counted idle until it takes its first task
+        thread.start()
         return future
 
+    def _work(self) -> None:
+        tasks, lock = self._queue, self._lock
+        while True:
+            task = tasks.get()
+            if task is _STOP:
+                return
+            with lock:
+                self._idle -= 1
+            task()
+            with lock:
+                self._idle += 1
+
     def shutdown(self) -> None:
-        """Stop accepting tasks; running ones finish."""
-        self._pool.shutdown(wait=False)
+        """Stop accepting tasks; queued and running ones finish, then the threads exit."""
+        with self._lock:
+            if self._shutdown:
+                return
+            self._shutdown = True
+            count = len(self._threads)
+        for _ in range(count):
+            self._queue.put(_STOP)
 
 
 class _Timer:

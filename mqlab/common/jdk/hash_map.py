@@ -20,7 +20,7 @@ never get there in practice (it takes 49+ properties with 9 keys sharing one buc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, MutableSet, Set
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, MutableMapping, MutableSet, Set, ValuesView
 from typing import Any, TypeVar
 
 from mqlab.common.jdk.string_hash import java_string_hash, to_int32
@@ -39,8 +39,26 @@ class HashMapTreeBinNotEmulatedError(RuntimeError):
     """A bucket would turn into a red-black tree, whose iteration order this emulation does not model."""
 
 
+# Hash codes of the strings used as keys: property names, header field names, topics, group names. They form a
+# small vocabulary, and Java's String.hashCode is a Python loop per character, so each is computed once. The cache is
+# emptied when it gets large (a map keyed by arbitrary text, e.g. message ids, must not make it grow for ever).
+_STRING_HASH_CACHE: dict[str, int] = {}
+_STRING_HASH_CACHE_LIMIT = 4096
+
+
+def _cached_string_hash(key: str) -> int:
+    h = _STRING_HASH_CACHE.get(key)
+    if h is None:
+        if len(_STRING_HASH_CACHE) >= _STRING_HASH_CACHE_LIMIT:
+            _STRING_HASH_CACHE.clear()
+        h = _STRING_HASH_CACHE[key] = java_string_hash(key)
+    return h
+
+
 def java_hash_code(key: Any) -> int:
     """``key.hashCode()`` for the key types RocketMQ's maps use (String, Integer, objects with ``java_hash_code``)."""
+    if type(key) is str:
+        return _cached_string_hash(key)
     if isinstance(key, str):
         return java_string_hash(key)
     if isinstance(key, bool):
@@ -71,13 +89,23 @@ def table_size_for(cap: int) -> int:
 
 
 class JavaHashMap(MutableMapping[K, V]):
-    """A mutable mapping that iterates in ``java.util.HashMap`` order (see the module docstring)."""
+    """A mutable mapping that iterates in ``java.util.HashMap`` order (see the module docstring).
 
-    __slots__ = ("_capacity", "_size", "_table", "_threshold")
+    The entries live in a ``dict``, whose insertion order is the order in which Java would have created each node
+    (a removed key put again is a new node, at the end). Java's iteration order is then a function of that order and
+    the table's capacity: by bucket index, and inside a bucket by node creation, because a bucket only ever appends
+    and a resize splits a bucket keeping the relative order. So the map keeps what decides the capacity (the size
+    and how crowded each bucket is) and sorts its keys by bucket when it is iterated; the order is kept until the
+    next change of keys. Lookups and updates are plain ``dict`` operations.
+    """
+
+    __slots__ = ("_capacity", "_counts", "_entries", "_hashes", "_order", "_threshold")
 
     def __init__(self, initial: Mapping[K, V] | Iterable[tuple[K, V]] | None = None, *, initial_capacity: int = 0):
-        self._table: list[list[list[Any]]] | None = None  # buckets of [hash, key, value] nodes
-        self._size = 0
+        self._entries: dict[K, V] = {}
+        self._hashes: dict[K, int] = {}  # key -> spread(hashCode)
+        self._counts: list[int] = []  # keys per bucket
+        self._order: list[K] | None = None  # iteration order, until the keys change
         # Before the first put, threshold holds the initial capacity (0 = default), as in Java.
         self._threshold = table_size_for(initial_capacity) if initial_capacity > 0 else 0
         self._capacity = 0
@@ -111,7 +139,11 @@ class JavaHashMap(MutableMapping[K, V]):
 
     def buckets(self) -> list[list[K]]:
         """Keys per bucket, in iteration order (for teaching printouts)."""
-        return [[node[1] for node in bucket] for bucket in (self._table or [])]
+        result: list[list[K]] = [[] for _ in range(self._capacity)]
+        mask = self._capacity - 1
+        for key in self._ordered():
+            result[self._hashes[key] & mask].append(key)
+        return result
 
     def _resize(self) -> None:
         old_cap = self._capacity
@@ -122,82 +154,141 @@ class JavaHashMap(MutableMapping[K, V]):
         else:
             new_cap = DEFAULT_INITIAL_CAPACITY
         self._threshold = int(new_cap * DEFAULT_LOAD_FACTOR)
-        new_table: list[list[list[Any]]] = [[] for _ in range(new_cap)]
-        if self._table is not None:
-            for index, bucket in enumerate(self._table):
-                # Split keeps relative order: nodes with the new bit clear stay at `index`, the others move up.
-                for node in bucket:
-                    target = index + old_cap if node[0] & old_cap else index
-                    new_table[target].append(node)
-        self._table = new_table
+        counts = [0] * new_cap
+        mask = new_cap - 1
+        for h in self._hashes.values():
+            counts[h & mask] += 1
+        self._counts = counts
         self._capacity = new_cap
+        self._order = None
+
+    def _ordered(self) -> list[K]:
+        order = self._order
+        if order is None:
+            mask, hashes = self._capacity - 1, self._hashes
+            order = self._order = sorted(self._entries, key=lambda key: hashes[key] & mask)  # stable: creation order
+        return order
 
     # -- Mapping protocol -------------------------------------------------------------------------------------
-    def _find(self, key: K) -> tuple[list[list[Any]], list[Any] | None]:
-        h = spread(java_hash_code(key))
-        assert self._table is not None
-        bucket = self._table[h & (self._capacity - 1)]
-        for node in bucket:
-            if node[0] == h and node[1] == key:
-                return bucket, node
-        return bucket, None
-
     def __getitem__(self, key: K) -> V:
-        if self._table is None:
-            raise KeyError(key)
-        _, node = self._find(key)
-        if node is None:
-            raise KeyError(key)
-        return node[2]
+        return self._entries[key]
+
+    def get(self, key: K, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
+        return self._entries.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
 
     def __setitem__(self, key: K, value: V) -> None:
-        if self._table is None:
-            self._resize()
-        bucket, node = self._find(key)
-        if node is not None:
-            node[2] = value  # replacing keeps the node where it is
+        entries = self._entries
+        if key in entries:
+            entries[key] = value  # replacing keeps the node where it is
             return
-        bucket.append([spread(java_hash_code(key)), key, value])
-        if len(bucket) > TREEIFY_THRESHOLD:
-            if self._capacity < MIN_TREEIFY_CAPACITY:
-                self._resize()  # treeifyBin resizes small tables instead of building a tree
-            else:
-                bucket.pop()
-                raise HashMapTreeBinNotEmulatedError(
-                    f"putting {key!r} would make a HashMap tree bin ({len(bucket) + 1} keys in one bucket of a "
-                    f"{self._capacity}-bucket table); its iteration order is not emulated"
-                )
-        self._size += 1
-        if self._size > self._threshold:
+        h = java_hash_code(key) & 0xFFFFFFFF
+        h ^= h >> 16  # spread()
+        if not self._capacity:
+            self._resize()
+        index = h & (self._capacity - 1)
+        crowd = self._counts[index] + 1
+        if crowd > TREEIFY_THRESHOLD and self._capacity >= MIN_TREEIFY_CAPACITY:
+            raise HashMapTreeBinNotEmulatedError(
+                f"putting {key!r} would make a HashMap tree bin ({crowd} keys in one bucket of a "
+                f"{self._capacity}-bucket table); its iteration order is not emulated"
+            )
+        entries[key] = value
+        self._hashes[key] = h
+        self._counts[index] = crowd
+        self._order = None
+        if crowd > TREEIFY_THRESHOLD:
+            self._resize()  # treeifyBin resizes small tables instead of building a tree
+        if len(entries) > self._threshold:
             self._resize()
 
     def __delitem__(self, key: K) -> None:
-        if self._table is None:
-            raise KeyError(key)
-        bucket, node = self._find(key)
-        if node is None:
-            raise KeyError(key)
-        bucket.remove(node)
-        self._size -= 1
+        del self._entries[key]
+        h = self._hashes.pop(key)
+        self._counts[h & (self._capacity - 1)] -= 1
+        self._order = None
 
     def __iter__(self) -> Iterator[K]:
-        for bucket in self._table or ():
-            for node in list(bucket):
-                yield node[1]
+        return iter(self._ordered())
 
     def __len__(self) -> int:
-        return self._size
+        return len(self._entries)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v}" for k, v in self.items())
         return "{" + inner + "}"
 
+    def items(self) -> ItemsView[K, V]:
+        """The entries, in iteration order."""
+        return _ItemsView(self)
+
+    def values(self) -> ValuesView[V]:
+        """The values, in iteration order."""
+        return _ValuesView(self)
+
     def clear(self) -> None:
         """Remove every entry; like Java, the table keeps its capacity."""
-        if self._table is not None:
-            for bucket in self._table:
-                bucket.clear()
-        self._size = 0
+        self._entries.clear()
+        self._hashes.clear()
+        self._counts = [0] * self._capacity
+        self._order = None
+
+
+# The order a HashMap gives keys put one after the other depends only on that sequence of keys, so it is computed
+# once per sequence: a remoting header's fields, for example, come in a handful of sequences.
+_ORDER_CACHE: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_ORDER_CACHE_LIMIT = 1024
+
+
+def java_ordered_items(mapping: Mapping[K, V]) -> list[tuple[K, V]]:
+    """The entries of ``mapping`` in the order a ``java.util.HashMap`` holding them would iterate.
+
+    A ``JavaHashMap`` gives its own order. Any other mapping is read as the history of a HashMap: its iteration
+    order is the order in which the keys were put (a plain ``dict`` keeps exactly that, a key removed and put again
+    included), which is all a HashMap's order depends on.
+
+    Raises:
+        HashMapTreeBinNotEmulatedError: the keys would make a tree bin in Java.
+    """
+    if isinstance(mapping, JavaHashMap):
+        return list(mapping.items())
+    items = list(mapping.items())
+    keys = tuple(key for key, _ in items)
+    permutation = _ORDER_CACHE.get(keys)
+    if permutation is None:
+        model: JavaHashMap[Any, int] = JavaHashMap()
+        for position, key in enumerate(keys):
+            model[key] = position
+        permutation = tuple(model.values())
+        if len(_ORDER_CACHE) >= _ORDER_CACHE_LIMIT:
+            _ORDER_CACHE.clear()
+        _ORDER_CACHE[keys] = permutation
+    return [items[position] for position in permutation]
+
+
+class _ItemsView(ItemsView):
+    """``JavaHashMap.items()``: the ordered keys with their values."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        entries = self._mapping._entries
+        for key in self._mapping._ordered():
+            yield key, entries[key]
+
+
+class _ValuesView(ValuesView):
+    """``JavaHashMap.values()``: the values in key order."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        entries = self._mapping._entries
+        for key in self._mapping._ordered():
+            yield entries[key]
 
 
 class JavaHashSet(MutableSet[K]):

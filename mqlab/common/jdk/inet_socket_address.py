@@ -7,7 +7,22 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+
+
+@lru_cache(maxsize=4096)
+def _parse_host(host: str) -> tuple[str, bytes]:
+    """The canonical text and the raw bytes of an IP address (cached: a process meets few distinct hosts)."""
+    try:
+        parsed = ipaddress.ip_address(host)
+    except ValueError as exc:
+        raise ValueError(f"not an IP address: {host!r}") from exc
+    return str(parsed), parsed.packed
+
+
+@lru_cache(maxsize=4096)
+def _host_of_bytes(address: bytes) -> str:
+    return str(ipaddress.ip_address(address))
 
 
 @dataclass(frozen=True, slots=False)
@@ -18,13 +33,11 @@ class InetSocketAddress:
     port: int
 
     def __post_init__(self) -> None:
-        try:
-            parsed = ipaddress.ip_address(self.host)
-        except ValueError as exc:
-            raise ValueError(f"not an IP address: {self.host!r}") from exc
+        host, packed = _parse_host(self.host)
         if not 0 <= self.port <= 0xFFFF:
             raise ValueError(f"port out of range 0..65535: {self.port}")
-        object.__setattr__(self, "host", str(parsed))
+        object.__setattr__(self, "host", host)
+        self.__dict__["address_bytes"] = packed  # the cached_property below, filled from the parse
 
     @cached_property
     def _ip(self) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
@@ -33,12 +46,12 @@ class InetSocketAddress:
     @cached_property
     def is_ipv6(self) -> bool:
         """Whether the address is IPv6 (then it takes 16 bytes in a record, else 4)."""
-        return self._ip.version == 6
+        return len(self.address_bytes) == 16
 
     @cached_property
     def address_bytes(self) -> bytes:
         """The raw address: 4 bytes (IPv4) or 16 bytes (IPv6), as ``InetAddress#getAddress``."""
-        return self._ip.packed
+        return _parse_host(self.host)[1]
 
     @cached_property
     def field_bytes(self) -> bytes:
@@ -50,7 +63,7 @@ class InetSocketAddress:
         """Build from raw address bytes (4 or 16) and a port."""
         if len(address) not in (4, 16):
             raise ValueError(f"an IP address has 4 or 16 bytes, not {len(address)}")
-        return cls(str(ipaddress.ip_address(address)), port)
+        return cls(_host_of_bytes(bytes(address)), port)
 
     @classmethod
     def parse(cls, text: str) -> InetSocketAddress:

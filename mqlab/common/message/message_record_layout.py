@@ -130,8 +130,9 @@ def spans(sys_flag: int, body_length: int = 0, topic_length: int = 0, properties
     return result
 
 
+@functools.cache
 def position_of(name: str, sys_flag: int = 0) -> int:
-    """Byte offset of a fixed-position field (valid up to BODY's length prefix)."""
+    """Byte offset of a fixed-position field (valid up to BODY's length prefix); remembered per name and flags."""
     for span in spans(sys_flag):
         if span.field.name == name:
             return span.offset

@@ -13,9 +13,10 @@ import itertools
 import struct
 import threading
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any, TypeVar
 
-from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.jdk.hash_map import java_ordered_items
 from mqlab.common.mix_all import CURRENT_VERSION
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.remoting.command_custom_header import CommandCustomHeader, decode_header, header_to_ext_fields
@@ -52,7 +53,12 @@ class RequestIdGenerator:
 
 @dataclass(slots=True)
 class RemotingCommand:
-    """A command. ``ext_fields`` is a Java-HashMap-ordered map, as both header serialisations iterate it."""
+    """A command.
+
+    ``ext_fields`` holds the header fields in the order they were put (a ``dict``, as decoded or as filled by
+    ``make_custom_header_to_net``); both header serialisations write them in the order Java's ``HashMap`` would
+    iterate them (``java_ordered_items``), as RocketMQ's ``HashMap<String, String> extFields`` does.
+    """
 
     code: int = 0
     language: LanguageCode = LanguageCode.JAVA
@@ -60,7 +66,7 @@ class RemotingCommand:
     opaque: int = 0
     flag: int = 0
     remark: str | None = None
-    ext_fields: JavaHashMap[str, str] | None = None
+    ext_fields: dict[str, str] | None = None
     serialize_type_current_rpc: SerializeType = SerializeType.JSON
     body: bytes | None = None
     custom_header: CommandCustomHeader | None = field(default=None, repr=False)
@@ -134,14 +140,14 @@ class RemotingCommand:
         if self.custom_header is None:
             return
         if self.ext_fields is None:
-            self.ext_fields = JavaHashMap()
+            self.ext_fields = {}
         for name, value in header_to_ext_fields(self.custom_header):
             self.ext_fields[name] = value
 
     def add_ext_field(self, key: str, value: str) -> None:
         """Java: RemotingCommand#addExtField."""
         if self.ext_fields is None:
-            self.ext_fields = JavaHashMap()
+            self.ext_fields = {}
         self.ext_fields[key] = value
 
     def decode_command_custom_header(self, cls: type[H], *, strict: bool = False) -> H:
@@ -163,13 +169,45 @@ class RemotingCommand:
             return rocketmq_protocol_encode(
                 self.code, self.language.code, self.version, self.opaque, self.flag, self.remark, self.ext_fields
             )
-        return remoting_serializable.encode(self)
+        return self._json_header()
+
+    def _json_header(self) -> bytes:
+        """The JSON header as fastjson writes this bean (properties by name, nulls left out).
+
+        The usual command (string fields only) is written here directly; anything else goes through the general
+        writer, which gives the same bytes more slowly.
+        """
+        if not (
+            all(type(number) is int or isinstance(number, IntEnum) for number in (self.code, self.flag, self.opaque))
+            and (type(self.version) is int or isinstance(self.version, IntEnum))
+            and isinstance(self.language, LanguageCode)
+            and isinstance(self.serialize_type_current_rpc, SerializeType)
+        ):
+            return remoting_serializable.encode(self)
+        string = remoting_serializable.json_string
+        parts = ['{"code":', str(int(self.code))]
+        if self.ext_fields is not None:
+            items = java_ordered_items(self.ext_fields)
+            try:
+                fields = ",".join([string(key) + ":" + string(value) for key, value in items if value is not None])
+            except TypeError:  # a key or value that is not a string
+                return remoting_serializable.encode(self)
+            parts += [',"extFields":{', fields, "}"]
+        parts += [',"flag":', str(int(self.flag)), ',"language":', string(self.language.name)]
+        parts += [',"opaque":', str(int(self.opaque))]
+        if self.remark is not None:
+            if not isinstance(self.remark, str):
+                return remoting_serializable.encode(self)
+            parts += [',"remark":', string(self.remark)]
+        parts += [',"serializeTypeCurrentRPC":', string(self.serialize_type_current_rpc.name)]
+        parts += [',"version":', str(int(self.version)), "}"]
+        return "".join(parts).encode("utf-8")
 
     def fastjson_fields(self) -> list[tuple[str, Any]]:
         """The bean properties fastjson writes for the JSON header (body and custom header are transient)."""
         return [
             ("code", self.code),
-            ("extFields", self.ext_fields),
+            ("extFields", dict(java_ordered_items(self.ext_fields)) if self.ext_fields is not None else None),
             ("flag", self.flag),
             ("language", self.language),
             ("opaque", self.opaque),
@@ -246,7 +284,7 @@ class RemotingCommand:
         ext = data.get("extFields")
         ext_map = None
         if isinstance(ext, dict):
-            ext_map = JavaHashMap()
+            ext_map = {}
             for key, value in ext.items():
                 ext_map[str(key)] = value if isinstance(value, str) else remoting_serializable.to_json(value)
         language = data.get("language", "JAVA")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import re
 from collections.abc import Iterator, Mapping, Set
 from typing import Any
@@ -56,14 +57,11 @@ def bean_fields(obj: Any) -> list[tuple[str, Any]] | None:
     return sorted(pairs, key=lambda pair: pair[0])
 
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
-
-
-def _string(s: str) -> str:
-    if not _NEEDS_ESCAPE.search(s):
-        return f'"{s}"'
-    return '"' + _NEEDS_ESCAPE.sub(lambda m: _ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), s) + '"'
+# fastjson escapes exactly what the standard library's JSON string encoder escapes when it may leave non-ASCII
+# text as it is: the quote, the backslash and the control characters below U+0020 (\b \f \n \r \t by name, the
+# others as \u00xx in lower case). The C encoder is used for speed; the output is the same byte for byte.
+_string = json.encoder.encode_basestring
+json_string = _string  # for writers of a fixed shape (the remoting header)
 
 
 class _Writer:
@@ -77,7 +75,12 @@ class _Writer:
 
     def value(self, value: Any) -> None:
         out = self.out
-        if value is None:
+        kind = type(value)
+        if kind is str:  # the common cases first, by exact type (subclasses such as enums take the chain below)
+            out.append(_string(value))
+        elif kind is int:
+            out.append(str(value))
+        elif value is None:
             out.append("null")
         elif isinstance(value, bool):
             out.append("true" if value else "false")
@@ -113,6 +116,10 @@ class _Writer:
                 continue
             if not first:
                 out.append(",")
+            if type(key) is str and type(item) is str and not self.pretty:
+                out.append(_string(key) + ":" + _string(item))  # the usual map entry: one append
+                first = False
+                continue
             if isinstance(key, str):
                 if self.pretty:
                     self.println()
@@ -301,6 +308,10 @@ def _unquote(token: str) -> str:
     return _UNESCAPE.sub(lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u" else _SIMPLE[m.group(1)], body)
 
 
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN and Infinity: the C parser's extensions, not fastjson's output
+
+
 def from_json(text: str | bytes) -> Any:
     """Parse JSON as fastjson writes it (bare numeric map keys allowed; they come back as ``int``).
 
@@ -311,6 +322,15 @@ def from_json(text: str | bytes) -> Any:
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8")
+    if "\\ud" not in text and "\\uD" not in text:
+        # Most input is standard JSON, which the C parser reads in one pass. What it rejects (fastjson's bare or
+        # object map keys, control characters inside strings, ...) falls through to the parser below, which gives
+        # the same values for standard JSON; escaped UTF-16 surrogates always take that path, since the C parser
+        # joins a pair into one character where the parser below keeps the two halves.
+        try:
+            return json.loads(text, parse_constant=_no_constants)
+        except ValueError:
+            pass
     parser = _Parser(text)
     value = parser.value()
     if parser.i != len(parser.tokens):

@@ -11,18 +11,21 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping
 
-from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.jdk.hash_map import java_ordered_items
 from mqlab.remoting.exception.remoting_command_exception import RemotingCommandException
 
 _FIXED = struct.Struct(">hbhii")  # code, language, version, opaque, flag
 
 
 def map_serialize(ext_fields: Mapping[str, str] | None) -> bytes | None:
-    """``[short keyLen][key][int valueLen][value]`` per entry with a key and a value. Java: #mapSerialize."""
+    """``[short keyLen][key][int valueLen][value]`` per entry with a key and a value, in Java HashMap order.
+
+    Java: RocketMQSerializable#mapSerialize
+    """
     if not ext_fields:
         return None
     out = []
-    for key, value in ext_fields.items():
+    for key, value in java_ordered_items(ext_fields):
         if key is None or value is None:
             continue
         k, v = key.encode("utf-8"), value.encode("utf-8")
@@ -30,9 +33,12 @@ def map_serialize(ext_fields: Mapping[str, str] | None) -> bytes | None:
     return b"".join(out)
 
 
-def map_deserialize(data: bytes) -> JavaHashMap[str, str]:
-    """Inverse of :func:`map_serialize`. Java: RocketMQSerializable#mapDeserialize."""
-    result: JavaHashMap[str, str] = JavaHashMap()
+def map_deserialize(data: bytes) -> dict[str, str]:
+    """Inverse of :func:`map_serialize` (the fields in the order they were written).
+
+    Java: RocketMQSerializable#mapDeserialize
+    """
+    result: dict[str, str] = {}
     pos = 0
     try:
         while pos < len(data):
@@ -74,7 +80,7 @@ def rocketmq_protocol_encode(
     )
 
 
-def rocketmq_protocol_decode(header: bytes) -> tuple[int, int, int, int, int, str | None, JavaHashMap[str, str] | None]:
+def rocketmq_protocol_decode(header: bytes) -> tuple[int, int, int, int, int, str | None, dict[str, str] | None]:
     """``(code, language, version, opaque, flag, remark, extFields)``. Java: #rocketMQProtocolDecode.
 
     Raises:

@@ -4,10 +4,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.jdk.hash_map import JavaHashMap, java_ordered_items
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.remoting.command_custom_header import CommandCustomHeader
 from mqlab.remoting.exception.remoting_command_exception import RemotingCommandException, RemotingFrameError
+from mqlab.remoting.protocol import remoting_serializable
 from mqlab.remoting.protocol.language_code import LanguageCode
 from mqlab.remoting.protocol.remoting_command import (
     FrameDecoder,
@@ -174,3 +175,33 @@ def test_commands_round_trip(code, opaque, flag, remark, ext, body, serialize_ty
     )
     assert dict(back.ext_fields or {}) == ext
     assert back.serialize_type_current_rpc is serialize_type
+
+
+@pytest.mark.spec("REM-9")
+@given(
+    code=st.integers(0, 32767),
+    opaque=st.integers(-(2**31), 2**31 - 1),
+    flag=st.integers(0, 3),
+    remark=st.none() | st.text(max_size=30),
+    ext=st.none() | ext_maps,
+    language=st.sampled_from(list(LanguageCode)),
+)
+def test_json_header_fast_path_equals_the_fastjson_writer(code, opaque, flag, remark, ext, language):
+    cmd = RemotingCommand(code=code, language=language, opaque=opaque, flag=flag, remark=remark, ext_fields=ext)
+    assert cmd.header_bytes() == remoting_serializable.encode(cmd)
+    if ext:
+        ordered = list(JavaHashMap(ext).items())  # a HashMap filled in the same order
+        assert java_ordered_items(ext) == ordered
+
+
+@pytest.mark.spec("REM-9")
+def test_ext_fields_are_written_in_java_hashmap_order_whatever_the_put_order():
+    a = RemotingCommand(ext_fields={"queueId": "1", "topic": "T", "consumerGroup": "g"})
+    b = RemotingCommand(ext_fields={"consumerGroup": "g", "topic": "T", "queueId": "1"})
+    java_order = list(JavaHashMap({"queueId": "1", "topic": "T", "consumerGroup": "g"}))
+    text = a.header_bytes().decode()
+    assert [text.index(f'"{key}"') for key in java_order] == sorted(text.index(f'"{key}"') for key in java_order)
+    assert a.header_bytes() == b.header_bytes()  # three keys in different buckets: the put order does not matter
+    for serialize_type in SerializeType:
+        a.serialize_type_current_rpc = b.serialize_type_current_rpc = serialize_type
+        assert a.encode() == b.encode()

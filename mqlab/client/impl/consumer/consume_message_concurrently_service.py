@@ -145,7 +145,8 @@ class ConsumeMessageConcurrentlyService:
         for start in range(0, len(msgs), consume_batch_size):
             msg_this = list(msgs[start : start + consume_batch_size])
             consume_request = ConsumeRequest(self, msg_this, process_queue, message_queue)
-            self._trace("submitConsumeRequest", mq=str(message_queue), offsets=_offsets(msg_this))
+            if self.runtime.trace.enabled:  # the fields cost something per message: only build them when recorded
+                self._trace("submitConsumeRequest", mq=str(message_queue), offsets=_offsets(msg_this))
             try:
                 self.consume_executor.submit(consume_request.run)
             except RuntimeError:
@@ -210,6 +211,8 @@ class ConsumeMessageConcurrentlyService:
         committed = offset >= 0 and not consume_request.process_queue.dropped
         if committed:
             self.default_mq_push_consumer_impl.offset_store.update_offset(consume_request.message_queue, offset, True)
+        if not self.runtime.trace.enabled:
+            return
         self._trace(
             "processConsumeResult",
             mq=str(consume_request.message_queue),
@@ -311,14 +314,15 @@ class ConsumeRequest:
         return_type = self._return_type(status, error, consume_rt)
         if status is None:
             status = ConsumeConcurrentlyStatus.RECONSUME_LATER
-        service._trace(
-            "consumeMessage",
-            mq=str(self.message_queue),
-            offsets=_offsets(self.msgs),
-            status=status.name,
-            returnType=return_type,
-            consumeRT=consume_rt,
-        )
+        if service.runtime.trace.enabled:
+            service._trace(
+                "consumeMessage",
+                mq=str(self.message_queue),
+                offsets=_offsets(self.msgs),
+                status=status.name,
+                returnType=return_type,
+                consumeRT=consume_rt,
+            )
         if not self.process_queue.dropped:
             service.process_consume_result(status, context, self)
         else:
