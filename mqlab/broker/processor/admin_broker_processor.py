@@ -4,8 +4,9 @@ Java: org.apache.rocketmq.broker.processor.AdminBrokerProcessor (rocketmq-all-4.
 Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTAMP, GET_MAX_OFFSET, GET_MIN_OFFSET,
 GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
-GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET. Every other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer
-(ACL, broker config updates, topic deletion, offset resets, consumer diagnostics and transactions are left out).
+GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET. Every other code gets Java's
+REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config updates, topic deletion, the older offset-reset codes,
+consumer diagnostics and transactions are left out).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from mqlab.common.subscription.subscription_group_config import SubscriptionGrou
 from mqlab.common.topic import topic_validator
 from mqlab.common.topic_config import TopicConfig
 from mqlab.common.topic_filter_type import TopicFilterType
+from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
 from mqlab.remoting.netty.netty_remoting_abstract import request_code_not_supported_remark
 from mqlab.remoting.protocol import remoting_serializable
+from mqlab.remoting.protocol.language_code import LanguageCode
 from mqlab.remoting.protocol.remoting_command import RemotingCommand
 
 if TYPE_CHECKING:
@@ -81,6 +84,7 @@ class AdminBrokerProcessor:
             RequestCode.GET_CONSUME_STATS: self.get_consume_stats,
             RequestCode.GET_ALL_CONSUMER_OFFSET: self.get_all_consumer_offset,
             RequestCode.GET_ALL_DELAY_OFFSET: self.get_all_delay_offset,
+            RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
         }
 
     def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
@@ -321,3 +325,31 @@ class AdminBrokerProcessor:
         """``delayOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllDelayOffset."""
         content = self.broker_controller.message_store.schedule_message_service.encode()
         return _success(RemotingCommand.create_response_command(), content.encode("utf-8"))
+
+    # -- offset reset ----------------------------------------------------------------------------------------
+    def reset_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Reset a group's offsets on a topic to a time (``Broker2Client.reset_offset`` does the work).
+
+        A request in language CPP (``mqadmin resetOffsetByTime -c``) makes the broker send consumers the C++ form
+        of the offset table.
+
+        Java: AdminBrokerProcessor#resetOffset
+        """
+        header = request.decode_command_custom_header(bh.ResetOffsetRequestHeader)
+        channel = getattr(ctx, "channel", None)
+        self.broker_controller.runtime.trace_event(
+            "AdminBrokerProcessor",
+            "resetOffset",
+            remote=parse_channel_remote_addr(channel) if channel is not None else "",
+            topic=header.topic,
+            group=header.group,
+            timestamp=header.timestamp,
+            isForce=header.is_force,
+        )
+        return self.broker_controller.broker2client.reset_offset(
+            header.topic or "",
+            header.group or "",
+            header.timestamp if header.timestamp is not None else 0,
+            bool(header.is_force),
+            is_c=request.language is LanguageCode.CPP,
+        )
