@@ -4,9 +4,9 @@ Java: org.apache.rocketmq.broker.processor.AdminBrokerProcessor (rocketmq-all-4.
 Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTAMP, GET_MAX_OFFSET, GET_MIN_OFFSET,
 GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
-GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET. Every other code gets Java's
-REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config updates, topic deletion, the older offset-reset codes,
-consumer diagnostics and transactions are left out).
+GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET, QUERY_TOPIC_CONSUME_BY_WHO. Every
+other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config updates, topic deletion, the older
+offset-reset codes, consumer diagnostics and transactions are left out).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from mqlab.common.admin.topic_offset import TopicOffset
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
 from mqlab.common.jdk.hash_map import JavaHashMap, JavaHashSet
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
@@ -85,6 +86,7 @@ class AdminBrokerProcessor:
             RequestCode.GET_ALL_CONSUMER_OFFSET: self.get_all_consumer_offset,
             RequestCode.GET_ALL_DELAY_OFFSET: self.get_all_delay_offset,
             RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
+            RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: self.query_topic_consume_by_who,
         }
 
     def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
@@ -315,6 +317,19 @@ class AdminBrokerProcessor:
                         wrapper.last_timestamp = last
                 stats.offset_table[mq] = wrapper
         return _success(RemotingCommand.create_response_command(), stats.encode())
+
+    def query_topic_consume_by_who(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """The groups consuming a topic here: online subscribers and groups with offsets for it.
+
+        Java: AdminBrokerProcessor#queryTopicConsumeByWho
+        """
+        controller = self.broker_controller
+        topic = request.decode_command_custom_header(bh.QueryTopicConsumeByWhoRequestHeader).topic or ""
+        # Java adds to the consumer manager's HashSet; built in sorted order here so equal hashes stay reproducible
+        groups = JavaHashSet(sorted(controller.consumer_manager.query_topic_consume_by_who(topic)))
+        for group in sorted(controller.consumer_offset_manager.which_group_by_topic(topic)):
+            groups.add(group)
+        return _success(RemotingCommand.create_response_command(), GroupList(groups).encode())
 
     def get_all_consumer_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
         """``consumerOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllConsumerOffset."""

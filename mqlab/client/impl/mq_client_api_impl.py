@@ -49,6 +49,7 @@ from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.cluster_info import ClusterInfo
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
+from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
 from mqlab.common.protocol.body.reset_offset_body import ResetOffsetBody
@@ -905,6 +906,19 @@ class MQClientAPIImpl:
         if response.code == ResponseCode.SUCCESS and response.body is not None:
             return ResetOffsetBody.decode(response.body).offset_table
         raise MQClientException(response.remark or "", int(response.code))
+
+    def query_topic_consume_by_who(self, addr: str, topic: str, timeout_millis: int) -> GroupList:
+        """QUERY_TOPIC_CONSUME_BY_WHO: the groups consuming ``topic`` on one broker.
+
+        Java: MQClientAPIImpl#queryTopicConsumeByWho
+        """
+        header = bh.QueryTopicConsumeByWhoRequestHeader(topic)
+        response = self._invoke_broker(
+            addr, self._request(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, header), timeout_millis
+        )
+        if response.code == ResponseCode.SUCCESS:
+            return GroupList.decode(response.body or b"{}")
+        raise self._broker_error(response, addr)
 
     def get_broker_runtime_info(self, addr: str, timeout_millis: int) -> KVTable:
         """GET_BROKER_RUNTIME_INFO: the broker's running figures. Java: MQClientAPIImpl#getBrokerRuntimeInfo."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
@@ -103,6 +104,10 @@ class DefaultMQAdminExt(ClientConfig):
     def create_and_update_topic_config(self, addr: str, config: TopicConfig) -> None:
         """Java: DefaultMQAdminExt#createAndUpdateTopicConfig."""
         self.default_mq_admin_ext_impl.create_and_update_topic_config(addr, config)
+
+    def query_topic_consume_by_who(self, topic: str) -> GroupList | None:
+        """Java: DefaultMQAdminExt#queryTopicConsumeByWho."""
+        return self.default_mq_admin_ext_impl.query_topic_consume_by_who(topic)
 
     def reset_offset_by_timestamp(
         self, topic: str, group: str, timestamp: int, is_force: bool, is_c: bool = False

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
@@ -218,6 +219,18 @@ class DefaultMQAdminExtImpl:
         self._instance().mq_client_api_impl.create_topic(
             addr, self.default_mq_admin_ext.create_topic_key, config, self.timeout_millis
         )
+
+    def query_topic_consume_by_who(self, topic: str) -> GroupList | None:
+        """The groups consuming ``topic``, as the *first* broker of its route knows them (Java asks only that one).
+
+        Java: DefaultMQAdminExtImpl#queryTopicConsumeByWho
+        """
+        route = self.examine_topic_route_info(topic)
+        for bd in route.broker_datas[:1]:
+            addr = bd.select_broker_addr(self.runtime.random)
+            if addr is not None:
+                return self._instance().mq_client_api_impl.query_topic_consume_by_who(addr, topic, self.timeout_millis)
+        return None
 
     def reset_offset_by_timestamp(
         self, topic: str, group: str, timestamp: int, is_force: bool, is_c: bool = False

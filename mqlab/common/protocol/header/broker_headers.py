@@ -278,6 +278,13 @@ class DeleteTopicRequestHeader(CommandCustomHeader):
 
 
 @dataclass
+class QueryTopicConsumeByWhoRequestHeader(CommandCustomHeader):
+    """Java: QueryTopicConsumeByWhoRequestHeader."""
+
+    topic: str | None = field(default=None, metadata={"required": True})
+
+
+@dataclass
 class ResetOffsetRequestHeader(CommandCustomHeader):
     """Java: ResetOffsetRequestHeader.
 

@@ -20,11 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from mqlab.client.exception.mq_client_exception import MQClientException
 from mqlab.common.protocol.response_code import ResponseCode
-from mqlab.tools.command.command_util import check_timestamp_argument, timestamp_format
-from mqlab.tools.command.offset.reset_offset_by_time_old_command import (
-    ResetOffsetByTimeOldCommand,
-    front_string_at_least,
-)
+from mqlab.tools.command.command_util import check_timestamp_argument, front_string_at_least, timestamp_format
+from mqlab.tools.command.offset.reset_offset_by_time_old_command import ResetOffsetByTimeOldCommand
 
 if TYPE_CHECKING:
     from mqlab.tools.admin.default_mq_admin_ext import DefaultMQAdminExt

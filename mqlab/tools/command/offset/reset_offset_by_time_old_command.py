@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlab.tools.command.command_util import front_string_at_least
+
 if TYPE_CHECKING:
     from mqlab.tools.admin.default_mq_admin_ext import DefaultMQAdminExt
 
 _FORMAT = "{:<20}  {:<20}  {:<20}  {:<20}  {:<20}  {}"
-
-
-def front_string_at_least(value: str, size: int) -> str:
-    """The first ``size`` characters of ``value`` (all of it if shorter). Java: UtilAll#frontStringAtLeast."""
-    return value[:size]
 
 
 class ResetOffsetByTimeOldCommand:
