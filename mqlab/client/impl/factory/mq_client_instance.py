@@ -720,9 +720,8 @@ class MQClientInstance:
             handle: list[TimerHandle] = []
 
             def finish() -> None:
-                if handle:
-                    with contextlib.suppress(ValueError):
-                        self._timers.remove(handle[0])
+                with self._lock, contextlib.suppress(ValueError, IndexError):  # shutdown walks it under this lock
+                    self._timers.remove(handle[0])
                 self.finish_reset_offset(impl, topic, group, offset_table)
 
             timer = self.runtime.scheduler.call_later(RESET_OFFSET_SETTLE_MILLIS, finish, name="resetOffset")
