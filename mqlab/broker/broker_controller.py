@@ -114,7 +114,7 @@ class BrokerController:
         )
         self.subscription_group_manager = SubscriptionGroupManager(broker_config, root, runtime.now_ms)
         self.remoting_server: NettyRemotingServer | None = None
-        self.broker2client = Broker2Client(runtime, lambda: self.remoting_server)
+        self.broker2client = Broker2Client(runtime, lambda: self.remoting_server, self)
         self.consumer_ids_change_listener = DefaultConsumerIdsChangeListener(broker_config, self.broker2client)
         self.consumer_manager = ConsumerManager(self.consumer_ids_change_listener, runtime.now_ms, _close_channel)
         self.producer_manager = ProducerManager(runtime.now_ms, _close_channel)

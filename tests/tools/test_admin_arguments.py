@@ -20,6 +20,7 @@ COMMANDS = [
     "queryMsgByKey",
     "queryMsgByOffset",
     "printMsg",
+    "resetOffsetByTime",
 ]
 
 
@@ -53,6 +54,10 @@ def test_every_command_has_mqadmins_name_and_the_shared_options():
         ["queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "0", "-o", "-1"],
         ["printMsg", "-t", "T", "-b", "yesterday"],
         ["printMsg", "-t", "T", "-c", "no-such-charset"],
+        ["resetOffsetByTime", "-g", "G", "-t", "T"],  # -s is required
+        ["resetOffsetByTime", "-g", "G", "-t", "T", "-s", "yesterday"],
+        ["resetOffsetByTime", "-g", "G", "-t", "T", "-s", "2023-11-14 22:13:20"],
+        ["resetOffsetByTime", "-t", "T", "-s", "now"],  # -g is required
         ["noSuchCommand"],
     ],
 )
@@ -87,3 +92,17 @@ def test_timestamps_are_epoch_millis_or_mqadmins_date_format():
     assert timestamp_format(check_timestamp_argument("1700000000123"), UTC) == 1700000000123
     text = check_timestamp_argument("2023-11-14#22:13:20:123")
     assert timestamp_format(text, UTC) == 1700000000123
+
+
+@pytest.mark.spec("ADMIN-13")
+def test_reset_offset_by_time_reads_now_millis_or_a_date_and_force_defaults_to_true():
+    parser = build_parser()
+    args = parser.parse_args(["admin", "resetOffsetByTime", "-g", "G", "-t", "T", "-s", " now "])
+    assert (args.group, args.topic, args.timestamp, args.force, args.cplus) == ("G", "T", "now", True, False)
+    args = parser.parse_args(["admin", "resetOffsetByTime", "-g", "G", "-t", "T", "-s", "2023-11-14#22:13:20:123"])
+    assert args.timestamp == "2023-11-14#22:13:20:123"
+    # -f as Java's Boolean.valueOf: "true" in any case is true, anything else false
+    for text, force in (("TRUE", True), ("false", False), ("yes", False)):
+        argv = ["admin", "resetOffsetByTime", "-g", "G", "-t", "T", "-s", "1", "-f", text, "-c"]
+        args = parser.parse_args(argv)
+        assert (args.force, args.cplus) == (force, True)

@@ -127,6 +127,22 @@ def test_topic_list_prints_every_topic_sorted(world, capsys):
     assert world.admin_json(capsys, "topicList") == topics
 
 
+@pytest.mark.spec("ADMIN-3")
+def test_topic_list_with_c_gives_each_topic_its_cluster_and_consumer_groups(world, capsys):
+    rows = world.admin_json(capsys, "topicList", "-c")
+    assert {"cluster": "DefaultCluster", "topic": TOPIC, "group": GROUP} in rows  # from its committed offsets
+    assert {"cluster": "DefaultCluster", "topic": "TBW102", "group": ""} in rows  # nobody consumes it
+    assert not any(r["topic"].startswith(("%RETRY%", "%DLQ%")) for r in rows)
+    assert [r["topic"] for r in rows] == sorted(r["topic"] for r in rows)
+    code, out, _ = world.admin(capsys, "topicList", "-c")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["#Cluster", "Name", "#Topic", "#Consumer", "Group"]
+    assert ["DefaultCluster", TOPIC, GROUP] in [line.split() for line in lines[1:]]
+    assert lines[1 + rows.index({"cluster": "DefaultCluster", "topic": TOPIC, "group": GROUP})] == (
+        f"{'DefaultCluster':<20}  {TOPIC:<64}  {GROUP}"
+    )
+
+
 @pytest.mark.spec("ADMIN-4")
 def test_topic_route_shows_brokers_queues_and_permission(world, capsys):
     code, out, _ = world.admin(capsys, "topicRoute", "-t", TOPIC)

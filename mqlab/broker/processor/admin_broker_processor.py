@@ -4,8 +4,9 @@ Java: org.apache.rocketmq.broker.processor.AdminBrokerProcessor (rocketmq-all-4.
 Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTAMP, GET_MAX_OFFSET, GET_MIN_OFFSET,
 GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
-GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET. Every other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer
-(ACL, broker config updates, topic deletion, offset resets, consumer diagnostics and transactions are left out).
+GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET, QUERY_TOPIC_CONSUME_BY_WHO. Every
+other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config updates, topic deletion, the older
+offset-reset codes, consumer diagnostics and transactions are left out).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from mqlab.common.admin.topic_offset import TopicOffset
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
 from mqlab.common.jdk.hash_map import JavaHashMap, JavaHashSet
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
@@ -32,8 +34,10 @@ from mqlab.common.subscription.subscription_group_config import SubscriptionGrou
 from mqlab.common.topic import topic_validator
 from mqlab.common.topic_config import TopicConfig
 from mqlab.common.topic_filter_type import TopicFilterType
+from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
 from mqlab.remoting.netty.netty_remoting_abstract import request_code_not_supported_remark
 from mqlab.remoting.protocol import remoting_serializable
+from mqlab.remoting.protocol.language_code import LanguageCode
 from mqlab.remoting.protocol.remoting_command import RemotingCommand
 
 if TYPE_CHECKING:
@@ -81,6 +85,8 @@ class AdminBrokerProcessor:
             RequestCode.GET_CONSUME_STATS: self.get_consume_stats,
             RequestCode.GET_ALL_CONSUMER_OFFSET: self.get_all_consumer_offset,
             RequestCode.GET_ALL_DELAY_OFFSET: self.get_all_delay_offset,
+            RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
+            RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: self.query_topic_consume_by_who,
         }
 
     def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
@@ -312,6 +318,19 @@ class AdminBrokerProcessor:
                 stats.offset_table[mq] = wrapper
         return _success(RemotingCommand.create_response_command(), stats.encode())
 
+    def query_topic_consume_by_who(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """The groups consuming a topic here: online subscribers and groups with offsets for it.
+
+        Java: AdminBrokerProcessor#queryTopicConsumeByWho
+        """
+        controller = self.broker_controller
+        topic = request.decode_command_custom_header(bh.QueryTopicConsumeByWhoRequestHeader).topic or ""
+        # Java adds to the consumer manager's HashSet; built in sorted order here so equal hashes stay reproducible
+        groups = JavaHashSet(sorted(controller.consumer_manager.query_topic_consume_by_who(topic)))
+        for group in sorted(controller.consumer_offset_manager.which_group_by_topic(topic)):
+            groups.add(group)
+        return _success(RemotingCommand.create_response_command(), GroupList(groups).encode())
+
     def get_all_consumer_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
         """``consumerOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllConsumerOffset."""
         content = self.broker_controller.consumer_offset_manager.encode()
@@ -321,3 +340,31 @@ class AdminBrokerProcessor:
         """``delayOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllDelayOffset."""
         content = self.broker_controller.message_store.schedule_message_service.encode()
         return _success(RemotingCommand.create_response_command(), content.encode("utf-8"))
+
+    # -- offset reset ----------------------------------------------------------------------------------------
+    def reset_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Reset a group's offsets on a topic to a time (``Broker2Client.reset_offset`` does the work).
+
+        A request in language CPP (``mqadmin resetOffsetByTime -c``) makes the broker send consumers the C++ form
+        of the offset table.
+
+        Java: AdminBrokerProcessor#resetOffset
+        """
+        header = request.decode_command_custom_header(bh.ResetOffsetRequestHeader)
+        channel = getattr(ctx, "channel", None)
+        self.broker_controller.runtime.trace_event(
+            "AdminBrokerProcessor",
+            "resetOffset",
+            remote=parse_channel_remote_addr(channel) if channel is not None else "",
+            topic=header.topic,
+            group=header.group,
+            timestamp=header.timestamp,
+            isForce=header.is_force,
+        )
+        return self.broker_controller.broker2client.reset_offset(
+            header.topic or "",
+            header.group or "",
+            header.timestamp if header.timestamp is not None else 0,
+            bool(header.is_force),
+            is_c=request.language is LanguageCode.CPP,
+        )

@@ -3,19 +3,22 @@
 The one that matters for the message life cycle is NOTIFY_CONSUMER_IDS_CHANGED (40, oneway): a consumer joined or
 left a group, so every member rebalances at once instead of waiting for the 20 s timer
 (``MQClientInstance.rebalance_immediately``). GET_CONSUMER_RUNNING_INFO is answered from the consumer when it can
-describe itself, else with SYSTEM_ERROR as Java does for an unknown group.
+describe itself, else with SYSTEM_ERROR as Java does for an unknown group. RESET_CONSUMER_CLIENT_OFFSET (oneway)
+carries the offsets an admin tool reset the group to; ``MQClientInstance.reset_offset`` applies them.
 
 Java: org.apache.rocketmq.client.impl.ClientRemotingProcessor (rocketmq-all-4.9.3)
 Left out (answered REQUEST_CODE_NOT_SUPPORTED, or ignored for oneway requests, which get no answer anyway):
-transaction checks (CHECK_TRANSACTION_STATE), offset resets (RESET_CONSUMER_CLIENT_OFFSET), consumer status
-queries (GET_CONSUMER_STATUS_FROM_CLIENT), CONSUME_MESSAGE_DIRECTLY and request-reply (PUSH_REPLY_MESSAGE_TO_CLIENT).
+transaction checks (CHECK_TRANSACTION_STATE), consumer status queries (GET_CONSUMER_STATUS_FROM_CLIENT),
+CONSUME_MESSAGE_DIRECTLY and request-reply (PUSH_REPLY_MESSAGE_TO_CLIENT).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mqlab.common.protocol.header.broker_headers import NotifyConsumerIdsChangedRequestHeader
+from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.protocol.body.reset_offset_body import ResetOffsetBody
+from mqlab.common.protocol.header.broker_headers import NotifyConsumerIdsChangedRequestHeader, ResetOffsetRequestHeader
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
@@ -41,6 +44,8 @@ class ClientRemotingProcessor:
         """Dispatch on the request code. Java: ClientRemotingProcessor#processRequest."""
         if request.code == RequestCode.NOTIFY_CONSUMER_IDS_CHANGED:
             return self.notify_consumer_ids_changed(ctx, request)
+        if request.code == RequestCode.RESET_CONSUMER_CLIENT_OFFSET:
+            return self.reset_offset(ctx, request)
         if request.code == RequestCode.GET_CONSUMER_RUNNING_INFO:
             return self.get_consumer_running_info(ctx, request)
         return self._not_supported(ctx, request)
@@ -62,6 +67,30 @@ class ClientRemotingProcessor:
             self.mq_client_factory.rebalance_immediately()
         except Exception as exc:  # Java logs and goes on
             self.mq_client_factory.runtime.trace_event(COMPONENT, "notifyFailed", error=repr(exc))
+        return None
+
+    def reset_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
+        """Apply the offsets a broker sent (``MQClientInstance.reset_offset``); no answer (the request is oneway).
+
+        A body that is not a ResetOffsetBody (the C++ list form) fails here: Java's decode throws too, and its
+        remoting layer logs the exception; mqlab traces it.
+
+        Java: ClientRemotingProcessor#resetOffset
+        """
+        try:
+            header = request.decode_command_custom_header(ResetOffsetRequestHeader)
+            self.mq_client_factory.runtime.trace_event(
+                COMPONENT,
+                "resetOffset",
+                broker=_remote(ctx),
+                topic=header.topic,
+                group=header.group,
+                timestamp=header.timestamp,
+            )
+            offset_table = JavaHashMap() if request.body is None else ResetOffsetBody.decode(request.body).offset_table
+            self.mq_client_factory.reset_offset(header.topic or "", header.group or "", offset_table)
+        except Exception as exc:
+            self.mq_client_factory.runtime.trace_event(COMPONENT, "resetOffsetFailed", error=repr(exc))
         return None
 
     def get_consumer_running_info(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:

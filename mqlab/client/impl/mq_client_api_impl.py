@@ -41,6 +41,7 @@ from mqlab.client.producer.send_status import SendStatus
 from mqlab.common import mix_all
 from mqlab.common.admin.consume_stats import ConsumeStats
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
+from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message import message_const as mc
 from mqlab.common.message import message_decoder
 from mqlab.common.message.message_batch import MessageBatch
@@ -48,8 +49,10 @@ from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.cluster_info import ClusterInfo
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
+from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
+from mqlab.common.protocol.body.reset_offset_body import ResetOffsetBody
 from mqlab.common.protocol.body.topic_list import TopicList
 from mqlab.common.protocol.header import broker_headers as bh
 from mqlab.common.protocol.header.namesrv.headers import GetRouteInfoRequestHeader
@@ -872,6 +875,49 @@ class MQClientAPIImpl:
         response = self._invoke_broker(addr, self._request(RequestCode.GET_CONSUME_STATS, header), timeout_millis)
         if response.code == ResponseCode.SUCCESS:
             return ConsumeStats.decode(response.body or b"{}")
+        raise self._broker_error(response, addr)
+
+    def invoke_broker_to_reset_offset(
+        self,
+        addr: str,
+        topic: str,
+        group: str,
+        timestamp: int,
+        is_force: bool,
+        timeout_millis: int,
+        is_c: bool = False,
+    ) -> JavaHashMap[MessageQueue, int]:
+        """INVOKE_BROKER_TO_RESET_OFFSET: the broker resets the group's consumers on its queues of ``topic``.
+
+        ``timestamp`` is epoch ms, or -1 for each queue's max offset; ``is_c`` sends the request as language CPP
+        (the broker then gives consumers the C++ form of the table). Returns the broker's queue → offset table.
+
+        Java: MQClientAPIImpl#invokeBrokerToResetOffset (both overloads)
+
+        Raises:
+            MQClientException: any answer but SUCCESS with a body, with the broker's code and remark
+                (CONSUMER_NOT_ONLINE, 206, when the group has no consumer online).
+        """
+        header = bh.ResetOffsetRequestHeader(topic, group, timestamp, is_force)
+        request = self._request(RequestCode.INVOKE_BROKER_TO_RESET_OFFSET, header)
+        if is_c:
+            request.language = LanguageCode.CPP
+        response = self._invoke_broker(addr, request, timeout_millis)
+        if response.code == ResponseCode.SUCCESS and response.body is not None:
+            return ResetOffsetBody.decode(response.body).offset_table
+        raise MQClientException(response.remark or "", int(response.code))
+
+    def query_topic_consume_by_who(self, addr: str, topic: str, timeout_millis: int) -> GroupList:
+        """QUERY_TOPIC_CONSUME_BY_WHO: the groups consuming ``topic`` on one broker.
+
+        Java: MQClientAPIImpl#queryTopicConsumeByWho
+        """
+        header = bh.QueryTopicConsumeByWhoRequestHeader(topic)
+        response = self._invoke_broker(
+            addr, self._request(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, header), timeout_millis
+        )
+        if response.code == ResponseCode.SUCCESS:
+            return GroupList.decode(response.body or b"{}")
         raise self._broker_error(response, addr)
 
     def get_broker_runtime_info(self, addr: str, timeout_millis: int) -> KVTable:

@@ -15,15 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from mqlab.client.client_config import ClientConfig
 from mqlab.common.topic.topic_validator import AUTO_CREATE_TOPIC_KEY_TOPIC
-from mqlab.tools.admin.default_mq_admin_ext_impl import DefaultMQAdminExtImpl, QueryResult
+from mqlab.tools.admin.default_mq_admin_ext_impl import DefaultMQAdminExtImpl, QueryResult, RollbackStats
 
 if TYPE_CHECKING:
     from mqlab.client.consumer.pull_result import PullResult
     from mqlab.common.admin.consume_stats import ConsumeStats
     from mqlab.common.admin.topic_stats_table import TopicStatsTable
+    from mqlab.common.jdk.hash_map import JavaHashMap
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
@@ -102,6 +104,22 @@ class DefaultMQAdminExt(ClientConfig):
     def create_and_update_topic_config(self, addr: str, config: TopicConfig) -> None:
         """Java: DefaultMQAdminExt#createAndUpdateTopicConfig."""
         self.default_mq_admin_ext_impl.create_and_update_topic_config(addr, config)
+
+    def query_topic_consume_by_who(self, topic: str) -> GroupList | None:
+        """Java: DefaultMQAdminExt#queryTopicConsumeByWho."""
+        return self.default_mq_admin_ext_impl.query_topic_consume_by_who(topic)
+
+    def reset_offset_by_timestamp(
+        self, topic: str, group: str, timestamp: int, is_force: bool, is_c: bool = False
+    ) -> JavaHashMap[MessageQueue, int]:
+        """Java: DefaultMQAdminExt#resetOffsetByTimestamp (both overloads)."""
+        return self.default_mq_admin_ext_impl.reset_offset_by_timestamp(topic, group, timestamp, is_force, is_c)
+
+    def reset_offset_by_timestamp_old(
+        self, consumer_group: str, topic: str, timestamp: int, force: bool
+    ) -> list[RollbackStats]:
+        """Java: DefaultMQAdminExt#resetOffsetByTimestampOld."""
+        return self.default_mq_admin_ext_impl.reset_offset_by_timestamp_old(consumer_group, topic, timestamp, force)
 
     def fetch_broker_runtime_stats(self, broker_addr: str) -> KVTable:
         """Java: DefaultMQAdminExt#fetchBrokerRuntimeStats."""

@@ -13,8 +13,9 @@ Also here, because mqlab has no twin for them:
 * ``pull``: the synchronous pull of ``DefaultMQPullConsumerImpl#pullSyncImpl`` that ``mqadmin`` runs under the
   ``TOOLS_CONSUMER`` group (mqlab has no ``DefaultMQPullConsumer``).
 
-Left out: ACL, KV config, broker config, subscription groups, connections, consumer running info, offset reset,
-message tracks, order configuration and the cleaning calls.
+Left out: ACL, KV config, broker config, subscription groups, connections, consumer running info, the C++ and
+"new" variants of the offset reset (``resetOffsetNew``, ``resetOffsetByQueueId``), message tracks, order
+configuration and the cleaning calls.
 """
 
 from __future__ import annotations
@@ -30,11 +31,18 @@ from mqlab.client.impl.consumer.pull_api_wrapper import PullAPIWrapper
 from mqlab.client.impl.mq_client_manager import MQClientManager, nano_time
 from mqlab.common import mix_all
 from mqlab.common.admin.consume_stats import ConsumeStats
+from mqlab.common.admin.offset_wrapper import OffsetWrapper
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
 from mqlab.common.filter import filter_api
+from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import decodes
-from mqlab.common.protocol.header.broker_headers import QueryMessageRequestHeader, QueryMessageResponseHeader
+from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.header.broker_headers import (
+    QueryMessageRequestHeader,
+    QueryMessageResponseHeader,
+    UpdateConsumerOffsetRequestHeader,
+)
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.service_state import ServiceState
 from mqlab.common.sysflag import pull_sys_flag
@@ -43,8 +51,8 @@ if TYPE_CHECKING:
     from mqlab.client.consumer.pull_result import PullResult
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
     from mqlab.common.message.message_ext import MessageExt
-    from mqlab.common.message.message_queue import MessageQueue
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
@@ -56,6 +64,21 @@ if TYPE_CHECKING:
 # Java: DefaultMQPullConsumer's consumerPullTimeoutMillis and brokerSuspendMaxTimeMillis defaults.
 CONSUMER_PULL_TIMEOUT_MILLIS = 1000 * 10
 BROKER_SUSPEND_MAX_TIME_MILLIS = 1000 * 20
+
+
+@dataclass(slots=True)
+class RollbackStats:
+    """What the old offset reset did on one queue: the offsets before, the one for the time, the one set.
+
+    Java: org.apache.rocketmq.common.admin.RollbackStats (kept here: only the admin tools use it in mqlab)
+    """
+
+    broker_name: str
+    queue_id: int
+    broker_offset: int
+    consumer_offset: int
+    timestamp_offset: int
+    rollback_offset: int
 
 
 @dataclass(slots=True)
@@ -196,6 +219,106 @@ class DefaultMQAdminExtImpl:
         self._instance().mq_client_api_impl.create_topic(
             addr, self.default_mq_admin_ext.create_topic_key, config, self.timeout_millis
         )
+
+    def query_topic_consume_by_who(self, topic: str) -> GroupList | None:
+        """The groups consuming ``topic``, as the *first* broker of its route knows them (Java asks only that one).
+
+        Java: DefaultMQAdminExtImpl#queryTopicConsumeByWho
+        """
+        route = self.examine_topic_route_info(topic)
+        for bd in route.broker_datas[:1]:
+            addr = bd.select_broker_addr(self.runtime.random)
+            if addr is not None:
+                return self._instance().mq_client_api_impl.query_topic_consume_by_who(addr, topic, self.timeout_millis)
+        return None
+
+    def reset_offset_by_timestamp(
+        self, topic: str, group: str, timestamp: int, is_force: bool, is_c: bool = False
+    ) -> JavaHashMap[MessageQueue, int]:
+        """Ask every broker of the topic's route to reset the group's online consumers to ``timestamp``.
+
+        Each broker (its master, else any address) computes the offsets of its own queues and sends them to the
+        group's consumers; the answers are merged. ``timestamp`` -1 means each queue's max offset.
+
+        Java: DefaultMQAdminExtImpl#resetOffsetByTimestamp (both overloads)
+
+        Raises:
+            MQClientException: the topic has no route (code 17), or a broker refused (its code: 206,
+                CONSUMER_NOT_ONLINE, when no consumer of the group is connected to it).
+        """
+        api = self._instance().mq_client_api_impl
+        all_offset_table: JavaHashMap[MessageQueue, int] = JavaHashMap()
+        for addr in self._route_addrs(topic):
+            all_offset_table.update(
+                api.invoke_broker_to_reset_offset(addr, topic, group, timestamp, is_force, self.timeout_millis, is_c)
+            )
+        return all_offset_table
+
+    def reset_offset_by_timestamp_old(
+        self, consumer_group: str, topic: str, timestamp: int, force: bool
+    ) -> list[RollbackStats]:
+        """Commit the group's offsets for ``timestamp`` on every queue of the topic, with no consumer involved.
+
+        Per broker of the route: the queues of ``topic`` the group has offsets for (GET_CONSUME_STATS), or, if it
+        has none there, every readable queue with its min offset as the consumer offset (GET_TOPIC_STATS_INFO);
+        each goes through ``reset_offset_consume_offset``. A consumer running meanwhile would overwrite the
+        offsets with its own, hence "requires client restart" in mqadmin's help.
+
+        Java: DefaultMQAdminExtImpl#resetOffsetByTimestampOld
+        """
+        instance = self._instance()
+        api = instance.mq_client_api_impl
+        route = self.examine_topic_route_info(topic)
+        read_queue_nums = {qd.broker_name: qd.read_queue_nums for qd in route.queue_datas}
+        stats_list: list[RollbackStats] = []
+        for bd in route.broker_datas:
+            addr = bd.select_broker_addr(self.runtime.random)
+            if addr is None:
+                continue
+            consume_stats = api.get_consume_stats(addr, consumer_group, self.timeout_millis)
+            queues = [(mq, w) for mq, w in consume_stats.offset_table.items() if mq.topic == topic]
+            if not queues:
+                topic_status = api.get_topic_stats_info(addr, topic, self.timeout_millis).offset_table
+                for queue_id in range(read_queue_nums.get(bd.broker_name, 0)):
+                    mq = MessageQueue(topic, bd.broker_name, queue_id)
+                    found = topic_status.get(mq)
+                    if found is None:  # Java would fail with a NullPointerException here
+                        raise MQClientException(f"no stats for {mq} on broker {addr}")
+                    queues.append((mq, OffsetWrapper(found.max_offset, found.min_offset)))
+            for mq, wrapper in queues:
+                stats_list.append(self.reset_offset_consume_offset(addr, consumer_group, mq, wrapper, timestamp, force))
+        return stats_list
+
+    def reset_offset_consume_offset(
+        self, broker_addr: str, consume_group: str, queue: MessageQueue, offset_wrapper: OffsetWrapper, timestamp: int,
+        force: bool,
+    ) -> RollbackStats:  # fmt: skip
+        """Find the queue's offset for ``timestamp`` and commit it (UPDATE_CONSUMER_OFFSET) if allowed.
+
+        The offset is GET_MAX_OFFSET's for -1, else SEARCH_OFFSET_BY_TIMESTAMP's; without ``force`` it is only
+        committed if it does not move the group forward (at most its consumer offset; note ``<=`` here where the
+        broker's reset uses ``<``).
+
+        Java: DefaultMQAdminExtImpl#resetOffsetConsumeOffset
+        """
+        api = self._instance().mq_client_api_impl
+        if timestamp == -1:
+            reset_offset = api.get_max_offset(broker_addr, queue.topic, queue.queue_id, self.timeout_millis)
+        else:
+            reset_offset = api.search_offset(broker_addr, queue.topic, queue.queue_id, timestamp, self.timeout_millis)
+        stats = RollbackStats(
+            queue.broker_name,
+            queue.queue_id,
+            offset_wrapper.broker_offset,
+            offset_wrapper.consumer_offset,
+            reset_offset,
+            offset_wrapper.consumer_offset,
+        )
+        if force or reset_offset <= offset_wrapper.consumer_offset:
+            stats.rollback_offset = reset_offset
+            header = UpdateConsumerOffsetRequestHeader(consume_group, queue.topic, queue.queue_id, reset_offset)
+            api.update_consumer_offset(broker_addr, header, self.timeout_millis)
+        return stats
 
     def fetch_broker_runtime_stats(self, broker_addr: str) -> KVTable:
         """A broker's running figures. Java: DefaultMQAdminExtImpl#fetchBrokerRuntimeStats."""

@@ -46,6 +46,11 @@ def fetch_master_addr_by_cluster_name(admin: DefaultMQAdminExt, cluster_name: st
     return sorted(masters)
 
 
+def front_string_at_least(value: str, size: int) -> str:
+    """The first ``size`` characters of ``value`` (all of it if shorter). Java: UtilAll#frontStringAtLeast."""
+    return value[:size]
+
+
 def time_millis_to_human_string2(millis: int, tz: tzinfo) -> str:
     """``yyyy-MM-dd HH:mm:ss,SSS`` in ``tz``. Java: UtilAll#timeMillisToHumanString2."""
     return datetime.fromtimestamp(millis / 1000, tz).strftime("%Y-%m-%d %H:%M:%S") + f",{millis % 1000:03d}"

@@ -26,6 +26,7 @@ from mqlab.tools.command.message.print_message_sub_command import PrintMessageSu
 from mqlab.tools.command.message.query_msg_by_id_sub_command import QueryMsgByIdSubCommand
 from mqlab.tools.command.message.query_msg_by_key_sub_command import QueryMsgByKeySubCommand
 from mqlab.tools.command.message.query_msg_by_offset_sub_command import QueryMsgByOffsetSubCommand
+from mqlab.tools.command.offset.reset_offset_by_time_command import ResetOffsetByTimeCommand
 from mqlab.tools.command.topic.topic_list_sub_command import TopicListSubCommand
 from mqlab.tools.command.topic.topic_route_sub_command import TopicRouteSubCommand
 from mqlab.tools.command.topic.topic_status_sub_command import TopicStatusSubCommand
@@ -47,6 +48,7 @@ SUB_COMMANDS: list[SubCommand] = [
     PrintMessageSubCommand(),
     TopicListSubCommand(),
     ClusterListSubCommand(),
+    ResetOffsetByTimeCommand(),
 ]
 # Java: MixAll.NAMESRV_ADDR_ENV
 NAMESRV_ADDR_ENV = "NAMESRV_ADDR"

@@ -485,7 +485,6 @@ def test_other_broker_requests_are_answered_as_java_or_not_supported():
     )
     for code in (
         RequestCode.CHECK_TRANSACTION_STATE,
-        RequestCode.RESET_CONSUMER_CLIENT_OFFSET,
         RequestCode.CONSUME_MESSAGE_DIRECTLY,
     ):
         answer = processor.process_request(Ctx(), RemotingCommand.create_request_command(code, opaque=2))
@@ -496,6 +495,12 @@ def test_other_broker_requests_are_answered_as_java_or_not_supported():
     oneway = RemotingCommand.create_request_command(RequestCode.CHECK_TRANSACTION_STATE, opaque=3)
     oneway.mark_oneway_rpc()
     assert processor.process_request(Ctx(), oneway) is None
+    # an offset reset is handled (INST-16): no answer, and nothing to do for a group that is not a push consumer
+    reset = RemotingCommand.create_request_command(RequestCode.RESET_CONSUMER_CLIENT_OFFSET, opaque=4)
+    reset.add_ext_field("topic", "T")
+    reset.add_ext_field("group", "CG")
+    reset.add_ext_field("timestamp", "-1")
+    assert processor.process_request(Ctx(), reset) is None
 
 
 # --- consumer hooks -----------------------------------------------------------------------------------------------

@@ -19,13 +19,18 @@ each of its QueueData gets ``min(defaultTopicQueueNums, readQueueNums)`` read an
 first send.
 
 Java: org.apache.rocketmq.client.impl.factory.MQClientInstance (rocketmq-all-4.9.3)
-Left out: the address server, filter-class upload, ``checkClientInBroker`` (SQL92), offset resets, consumer
-statistics, ``adjustThreadPool`` (a no-op in 4.9.x).
+An admin offset reset (RESET_CONSUMER_CLIENT_OFFSET from a broker) reaches ``reset_offset``: a push consumer of the
+group stops pulling, drops the topic's queues, and 10 s later commits the new offsets and takes the queues again.
+
+Left out: the address server, filter-class upload, ``checkClientInBroker`` (SQL92), consumer statistics,
+``adjustThreadPool`` (a no-op in 4.9.x).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mqlab.client.exception.mq_client_exception import MQClientException
@@ -63,6 +68,8 @@ LOCK_TIMEOUT_MILLIS = 3000
 UPDATE_ROUTE_INITIAL_DELAY_MS = 10
 HEARTBEAT_INITIAL_DELAY_MS = 1000
 PERSIST_OFFSET_INITIAL_DELAY_MS = 1000 * 10
+# Java: MQClientInstance#resetOffset sleeps 10 s between dropping the queues and committing the new offsets.
+RESET_OFFSET_SETTLE_MILLIS = 1000 * 10
 # Where the consumer side's services live (created lazily: the producer side works without them).
 PULL_MESSAGE_SERVICE = ("mqlab.client.impl.consumer.pull_message_service", "PullMessageService")
 REBALANCE_SERVICE = ("mqlab.client.impl.consumer.rebalance_service", "RebalanceService")
@@ -673,6 +680,86 @@ class MQClientInstance:
         """Java: MQClientInstance#persistAllConsumerOffset."""
         for impl in list(self.consumer_table.values()):
             impl.persist_consumer_offset()
+
+    def reset_offset(self, topic: str, group: str, offset_table: Mapping[MessageQueue, int]) -> TimerHandle | None:
+        """Move a push consumer of ``group`` to the offsets an admin tool reset it to, on the queues of ``topic``.
+
+        1. ``suspend`` the consumer (its pulls wait) and drop and clear the process queue of every queue of
+           ``topic`` in ``offset_table``: pulls and consumption still under way on them change nothing from now on;
+        2. 10 s later (``finish_reset_offset``) set each such queue's offset, commit it to the broker and forget
+           the queue (``remove_unnecessary_message_queue``), then ``resume``, whose rebalance takes the queues again
+           and reads the new offsets from the broker.
+
+        Java sleeps the 10 s in the thread that received the request, inside the instance's lock; mqlab schedules
+        step 2 on the runtime's scheduler instead (virtual time in a simulation), so the caller returns at once.
+        Only a push consumer is reset: for a lite pull consumer, or a group this client does not have, 4.9.3 does
+        nothing (it logs "consumer does not exist"), and so does mqlab.
+
+        Java: MQClientInstance#resetOffset
+
+        Returns:
+            The timer of step 2, or None when nothing is to be done.
+        """
+        from mqlab.client.impl.consumer.default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
+
+        with self._lock:
+            impl = self.consumer_table.get(group)
+            if not isinstance(impl, DefaultMQPushConsumerImpl):
+                self._trace("resetOffset.noConsumer", group=group, topic=topic)
+                return None
+            impl.suspend()
+            try:
+                for mq, pq in list(impl.rebalance_impl.process_queue_table.items()):
+                    if mq.topic == topic and mq in offset_table:
+                        pq.dropped = True
+                        pq.clear()
+            except BaseException:
+                impl.resume()
+                raise
+            self._trace("resetOffset.suspended", group=group, topic=topic, queues=len(offset_table))
+            handle: list[TimerHandle] = []
+
+            def finish() -> None:
+                with self._lock, contextlib.suppress(ValueError, IndexError):  # shutdown walks it under this lock
+                    self._timers.remove(handle[0])
+                self.finish_reset_offset(impl, topic, group, offset_table)
+
+            timer = self.runtime.scheduler.call_later(RESET_OFFSET_SETTLE_MILLIS, finish, name="resetOffset")
+            handle.append(timer)
+            self._timers.append(timer)  # cancelled if the instance shuts down first
+            return timer
+
+    def finish_reset_offset(
+        self, impl: Any, topic: str, group: str, offset_table: Mapping[MessageQueue, int]
+    ) -> list[MessageQueue]:
+        """Step 2 of ``reset_offset``: set, commit and forget each reset queue, then resume; the queues reset.
+
+        Java: MQClientInstance#resetOffset (after the sleep)
+        """
+        done: list[MessageQueue] = []
+        with self._lock:
+            try:
+                table = impl.rebalance_impl.process_queue_table
+                for mq in list(table.keys()):
+                    offset = offset_table.get(mq)
+                    if mq.topic != topic or offset is None:
+                        continue
+                    try:
+                        impl.update_consume_offset(mq, offset)
+                        impl.rebalance_impl.remove_unnecessary_message_queue(mq, table.get(mq))
+                        table.pop(mq, None)
+                        done.append(mq)
+                    except Exception as exc:  # Java logs "reset offset failed" and goes on with the next queue
+                        self._trace("resetOffset.failed", group=group, mq=str(mq), error=repr(exc))
+                self._trace(
+                    "resetOffset.done",
+                    group=group,
+                    topic=topic,
+                    offsets=sorted(f"{mq.broker_name}:{mq.queue_id}={offset_table[mq]}" for mq in done),
+                )
+            finally:
+                impl.resume()
+        return done
 
     def consumer_running_info(self, consumer_group: str) -> Any:
         """The consumer's ``consumer_running_info()``, or None for an unknown group.

@@ -278,6 +278,28 @@ class DeleteTopicRequestHeader(CommandCustomHeader):
 
 
 @dataclass
+class QueryTopicConsumeByWhoRequestHeader(CommandCustomHeader):
+    """Java: QueryTopicConsumeByWhoRequestHeader."""
+
+    topic: str | None = field(default=None, metadata={"required": True})
+
+
+@dataclass
+class ResetOffsetRequestHeader(CommandCustomHeader):
+    """Java: ResetOffsetRequestHeader.
+
+    Sent by an admin tool with INVOKE_BROKER_TO_RESET_OFFSET and by the broker to each consumer with
+    RESET_CONSUMER_CLIENT_OFFSET (there ``is_force`` stays false: the broker has already applied it).
+    ``timestamp`` is epoch ms, or -1 for "now" (each queue's max offset).
+    """
+
+    topic: str | None = field(default=None, metadata={"required": True})
+    group: str | None = field(default=None, metadata={"required": True})
+    timestamp: int | None = field(default=None, metadata={"required": True})
+    is_force: bool | None = field(default=False, metadata={"required": True, "java": "isForce"})
+
+
+@dataclass
 class GetAllTopicConfigResponseHeader(CommandCustomHeader):
     """Java: GetAllTopicConfigResponseHeader."""
 

@@ -1,0 +1,1 @@
+"""Offset commands (Java: org.apache.rocketmq.tools.command.offset)."""
