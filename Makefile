@@ -51,8 +51,10 @@ site-check: docs
 
 test: lint unit notebooks spark site-check
 
+# The store's hot paths, then the clients against real server processes (ARGS=--quick for smoke runs of both).
 bench: $(STAMP)
-	$(BIN)/python -m bench.store_bench
+	$(BIN)/python -m bench.store_bench $(ARGS)
+	$(BIN)/python -m bench.client_bench $(ARGS)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'

@@ -28,6 +28,7 @@ from mqlab.runtime import SimulatedWorld, ThreadedRuntime
 from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.trace import Trace
 from mqlab.store.config.message_store_config import MessageStoreConfig
+from mqlab.store.store_verifier import VerifyReport, verify_store
 
 SIM_NAMESRV_IP = "10.0.0.1"
 SIM_NAMESRV_PORT = 9876
@@ -212,6 +213,14 @@ class Cluster:
         Simulated: virtual time, running events meanwhile. Real: the name server runtime's clock.
         """
         return self.namesrv.runtime.scheduler.wait_until(predicate, timeout_ms)
+
+    def verify_stores(self) -> dict[str, VerifyReport]:
+        """Each broker's store checked by the store verifier (what ``mqlab store verify`` runs), by broker name.
+
+        Best called after ``shutdown()``: a running broker may be writing while the files are read.
+        """
+        slots = int(self.store_settings.get("max_hash_slot_num", MessageStoreConfig().max_hash_slot_num))
+        return {node.name: verify_store(node.store_root, max_hash_slot_num=slots) for node in self.brokers}
 
     # -- faults (simulated) ----------------------------------------------------------------------------------
     def kill_broker(self, name: str) -> None:

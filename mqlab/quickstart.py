@@ -29,7 +29,6 @@ from mqlab.client.producer.send_status import SendStatus
 from mqlab.cluster import Cluster
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message.message import Message
-from mqlab.store.store_verifier import verify_store
 
 TOPIC = "TopicTest"
 TAG = "TagA"
@@ -154,7 +153,7 @@ def run_quickstart(
             producer.shutdown()
         cluster.shutdown()
 
-    report = verify_store(cluster.brokers[0].store_root, max_hash_slot_num=cluster.store_settings["max_hash_slot_num"])
+    report = cluster.verify_stores()["broker-a"]
     result.store_problems = [str(problem) for problem in report.problems]
     _summary(result, cluster.root, out)
     return result

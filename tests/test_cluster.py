@@ -5,7 +5,7 @@ from mqlab.common.protocol.response_code import ResponseCode
 from tests.broker.cluster import Client
 
 
-@pytest.mark.spec("CLUSTER-1")
+@pytest.mark.spec("CLUSTER-1", "CLUSTER-2")
 def test_simulated_cluster_routes_sends_and_is_deterministic(tmp_path):
     def run(root):
         cluster = Cluster.simulated(root, brokers=2, seed=4, store_settings={"mapped_file_size_commit_log": 1 << 20})
@@ -19,6 +19,10 @@ def test_simulated_cluster_routes_sends_and_is_deterministic(tmp_path):
         return codes, [(q.broker_name, q.write_queue_nums) for q in route.queue_datas], cluster.world.trace.dump()
 
     first = run(tmp_path / "a")
+    reports = Cluster.simulated(tmp_path / "a", brokers=2).verify_stores()  # the stores run() left behind
+    assert sorted(reports) == ["broker-a", "broker-b"]
+    assert all(report.ok for report in reports.values())
+    assert reports["broker-b"].records == 8 and reports["broker-a"].records == 0
     assert first[0] == [ResponseCode.SUCCESS] * 8
     assert first[1] == [("broker-b", 4)]
     second = run(tmp_path / "b")

@@ -112,7 +112,7 @@ class ThreadExecutor:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
-        self._idle = 0
+        self._idle: list[threading.Thread] = []  # one entry per thread waiting for a task
         self._shutdown = False
 
     def submit(self, fn: Callable[..., T], *args: Any) -> ThreadFuture[T]:
@@ -133,25 +133,26 @@ class ThreadExecutor:
             if self._shutdown:
                 raise RuntimeError(f"executor {self.name} is shut down")
             self._queue.put(task)
-            if self._idle > 0 or len(self._threads) >= self._max_threads:
+            if self._idle or len(self._threads) >= self._max_threads:
                 return future
             thread = threading.Thread(target=self._work, name=f"{self.name}_{len(self._threads)}", daemon=True)
             self._threads.append(thread)
-            self._idle += 1  # counted idle until it takes its first task
+            self._idle.append(thread)  # idle until it takes its first task
         thread.start()
         return future
 
     def _work(self) -> None:
-        tasks, lock = self._queue, self._lock
+        # The idle list changes by single append/pop calls, which need no lock: a worker that wakes up must not
+        # wait for the lock its submitter may still hold.
+        tasks, idle = self._queue, self._idle
+        me = threading.current_thread()
         while True:
             task = tasks.get()
             if task is _STOP:
                 return
-            with lock:
-                self._idle -= 1
+            idle.pop()
             task()
-            with lock:
-                self._idle += 1
+            idle.append(me)
 
     def shutdown(self) -> None:
         """Stop accepting tasks; queued and running ones finish, then the threads exit."""

@@ -142,6 +142,7 @@ def damage_topic_length(path, position):
     path.write_bytes(data)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-4", "REC-5")
 @pytest.mark.parametrize("abort", [False, True])
 def test_a_damaged_last_message_is_cut_on_normal_and_abnormal_restart(make_store, rt, store_root, abort):
@@ -176,6 +177,7 @@ def survivors(results, cut_offset):
     return [r for r in results if r.wrote_offset + r.wrote_bytes <= cut_offset]
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-10", "REC-15")
 @pytest.mark.parametrize("abort", [False, True])
 def test_a_flipped_body_byte_stops_recovery_at_that_record(make_store, rt, store_root, shut_down_with_files, abort):
@@ -196,6 +198,7 @@ def test_a_flipped_body_byte_stops_recovery_at_that_record(make_store, rt, store
     assert_consistent(again)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-11")
 def test_a_corrupted_length_field_stops_recovery_at_that_record(make_store, rt, store_root, shut_down_with_files):
     results = shut_down_with_files
@@ -211,6 +214,7 @@ def test_a_corrupted_length_field_stops_recovery_at_that_record(make_store, rt, 
     assert_consistent(again)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-10")
 def test_segments_after_the_damage_are_deleted_and_reported(make_store, rt, store_root, shut_down_with_files):
     results = shut_down_with_files
@@ -223,6 +227,7 @@ def test_segments_after_the_damage_are_deleted_and_reported(make_store, rt, stor
     assert again.get_max_phy_offset() == victim.wrote_offset == int(files[-2].name)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-12")
 def test_a_short_last_segment_is_zero_extended_and_cut_where_its_data_ends(make_store, rt, store_root):
     store = make_store()
@@ -241,6 +246,7 @@ def test_a_short_last_segment_is_zero_extended_and_cut_where_its_data_ends(make_
     assert_consistent(again)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-12")
 def test_a_short_segment_in_the_middle_is_found_even_before_the_last_three(make_store, rt, store_root):
     store = make_store()
@@ -260,6 +266,7 @@ def test_a_short_segment_in_the_middle_is_found_even_before_the_last_three(make_
     assert_consistent(again)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-12", "STORE-7")
 def test_bodycrc_does_not_cover_the_properties(make_store, rt, store_root):
     # Zeroed properties keep every length intact, so recovery keeps the record: only the body has a checksum.
@@ -327,6 +334,7 @@ def test_a_stray_file_in_a_consume_queue_directory_quarantines_that_queue(make_s
     assert keys_of(read_queue(again)) == keys(0, 5)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-17")
 def test_a_stray_file_in_the_commit_log_directory_is_a_named_load_error(make_store, rt, store_root):
     store = make_store()
@@ -349,6 +357,7 @@ def test_a_segment_longer_than_configured_is_a_named_load_error(make_store, rt, 
         make_store()
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-4")
 def test_consume_queues_pointing_past_a_lost_segment_are_truncated(make_store, rt, store_root):
     store = make_store()
@@ -364,6 +373,7 @@ def test_consume_queues_pointing_past_a_lost_segment_are_truncated(make_store, r
     assert_consistent(again)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-16")
 def test_without_commit_log_files_the_consume_queues_are_destroyed(make_store, rt, store_root):
     store = make_store()
@@ -405,6 +415,7 @@ DAMAGES = {
 }
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-10", "REC-11")
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
 @pytest.mark.parametrize("abort", [False, True])
@@ -441,6 +452,7 @@ def test_a_burst_that_fills_several_consume_queue_files_survives_a_crash(make_st
     assert rt.trace.events("ConsumeQueue", event="repairUnit")
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("REC-20")
 def test_records_cut_by_recovery_do_not_come_back_when_new_data_lines_up(make_store, rt, store_root):
     # A record dropped for a bad CRC, then a new record of the same size written in its place: without erasing

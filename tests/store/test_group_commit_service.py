@@ -83,6 +83,7 @@ def test_a_flush_that_makes_no_progress_fails_the_request_after_two_attempts(mak
     assert attempts == [0, 0]
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("STORE-15")
 def test_run_once_serves_the_requests_swapped_in_at_the_end_of_the_wait(rt, make_store):
     store = make_store(start=False)
@@ -102,6 +103,7 @@ def test_run_once_serves_the_requests_swapped_in_at_the_end_of_the_wait(rt, make
     assert store.store_checkpoint.physic_msg_timestamp == 1_650_000_000_999
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("STORE-15")
 def test_an_idle_round_flushes_what_wait_false_puts_left(rt, make_store):
     store = make_store(start=False)

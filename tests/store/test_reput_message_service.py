@@ -45,6 +45,7 @@ def test_run_once_dispatches_every_new_record_and_jumps_over_blank_records(pause
     assert keys_of(read_queue(store)) == [f"k{i}" for i in range(60)]
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("CQ-7")
 def test_a_record_whose_fields_disagree_with_its_size_is_skipped(paused, rt):
     store = paused
@@ -63,6 +64,7 @@ def test_a_record_whose_fields_disagree_with_its_size_is_skipped(paused, rt):
     assert keys_of(read_queue(store, start=1)) == ["k1"]
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("CQ-7")
 def test_a_master_skips_the_rest_of_the_window_after_an_unreadable_record(paused, rt):
     store = paused
@@ -74,6 +76,7 @@ def test_a_master_skips_the_rest_of_the_window_after_an_unreadable_record(paused
     assert rt.trace.events("ReputMessageService", event="skipUnreadable")
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("CQ-7")
 def test_a_slave_stops_at_an_unreadable_record(make_store, rt):
     store = make_store(broker_role=BrokerRole.SLAVE)

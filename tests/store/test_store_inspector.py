@@ -108,6 +108,7 @@ def test_records_stop_at_bytes_never_written(store, rt):
     assert [r.kind for r in whole_file] == ["message"]
 
 
+@pytest.mark.store_left_damaged
 def test_records_report_a_torn_record_as_unreadable(make_store, rt, store_root):
     store = make_store(flush_disk_type=FlushDiskType.SYNC_FLUSH, **SMALL_INDEX)
     for i in range(3):

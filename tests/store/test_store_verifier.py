@@ -51,6 +51,7 @@ def test_a_store_written_by_mqlab_verifies(store_root):
     assert report.index_entries == 60  # one topic#KEYS entry per message (these carry no UNIQ_KEY)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("VERIFY-2")
 def test_a_corrupted_body_byte_is_found_with_its_place(store_root):
     first = sorted((store_root / "commitlog").iterdir())[0]
@@ -62,6 +63,7 @@ def test_a_corrupted_body_byte_is_found_with_its_place(store_root):
     assert any("body CRC" in str(p) and "commitlog/00000000000000000000 at byte 0" in str(p) for p in report.problems)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("VERIFY-2")
 def test_a_unit_pointing_elsewhere_is_found(store_root):
     cq = store_root / "consumequeue" / "TopicTest" / "0" / "00000000000000000000"
@@ -72,6 +74,7 @@ def test_a_unit_pointing_elsewhere_is_found(store_root):
     assert any("unit 1 says 999 bytes" in p for p in problems)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("VERIFY-2")
 def test_a_missing_segment_is_a_gap(store_root):
     files = sorted((store_root / "commitlog").iterdir())
@@ -81,6 +84,7 @@ def test_a_missing_segment_is_a_gap(store_root):
     assert any("past the CommitLog end" in p or "where no record starts" in p for p in problems)
 
 
+@pytest.mark.store_left_damaged
 @pytest.mark.spec("VERIFY-3")
 def test_cli_verify_and_inspect(store_root, capsys):
     assert main(["store", "verify", str(store_root), "--max-hash-slot-num", str(SLOTS)]) == 0
