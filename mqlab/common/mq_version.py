@@ -31,8 +31,11 @@ def _release_names() -> list[str]:
     return names
 
 
-# Java: MQVersion.Version; a member's value is its ordinal, the number that travels in every command.
 Version = Enum("Version", [(name, ordinal) for ordinal, name in enumerate(_release_names())])
+"""Every release name, in release order; a member's value is its ordinal, the number a command carries.
+
+Java: MQVersion.Version
+"""
 
 # Java: MQVersion.CURRENT_VERSION (the same number as mix_all.CURRENT_VERSION).
 CURRENT_VERSION = Version["V4_9_3"].value
