@@ -10,6 +10,7 @@ from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import create_message_id, decodes
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.mix_all import UNIQUE_MSG_QUERY_FLAG
+from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.header import broker_headers as bh
 from mqlab.common.protocol.request_code import RequestCode
@@ -99,6 +100,34 @@ def test_topic_stats_and_consume_stats_use_message_queue_keys(cluster):
     assert (wrapper.broker_offset, wrapper.consumer_offset, wrapper.last_timestamp) == (2, 1, first)
     assert decoded.compute_total_diff() == 1
     assert consume.body.startswith(b'{"consumeTps":0.0,"offsetTable":{{"brokerName":"broker-a","queueId":')
+
+
+@pytest.mark.spec("BRK-37")
+def test_consumer_connection_list_reports_each_member_and_the_group_settings(cluster):
+    first, second = cluster.client(), cluster.client("client-2", "10.0.0.4")
+    for client in (first, second):
+        assert client.heartbeat("G1", {"TopicTest": "TagA || TagB"}).code == ResponseCode.SUCCESS
+    cluster.run_for(10)
+    response = first.call(RequestCode.GET_CONSUMER_CONNECTION_LIST, bh.GetConsumerConnectionListRequestHeader("G1"))
+    assert (response.code, response.remark) == (ResponseCode.SUCCESS, None)
+    assert response.body.startswith(b'{"connectionSet":[{"clientAddr":"10.0.0.3:')
+    assert (
+        b'],"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","consumeType":"CONSUME_PASSIVELY",'
+        b'"messageModel":"CLUSTERING","subscriptionTable":{"TopicTest":{"classFilterMode":false,' in response.body
+    )
+    body = ConsumerConnection.decode(response.body)
+    assert [(c.client_id, c.client_addr.split(":")[0], c.language.name, c.version) for c in body.connection_set] == [
+        (first.client_id, "10.0.0.3", "JAVA", 399),
+        (second.client_id, "10.0.0.4", "JAVA", 399),
+    ]
+    assert body.subscription_table["TopicTest"].sub_string == "TagA || TagB"
+    assert body.compute_min_version() == 399
+    nobody = first.call(RequestCode.GET_CONSUMER_CONNECTION_LIST, bh.GetConsumerConnectionListRequestHeader("Nobody"))
+    assert (nobody.code, nobody.remark, nobody.body) == (
+        ResponseCode.CONSUMER_NOT_ONLINE,
+        "the consumer group[Nobody] not online",
+        None,
+    )
 
 
 @pytest.mark.spec("BRK-32")

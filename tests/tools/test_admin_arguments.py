@@ -15,6 +15,7 @@ COMMANDS = [
     "topicRoute",
     "topicStatus",
     "updateTopic",
+    "consumerConnection",
     "consumerProgress",
     "queryMsgById",
     "queryMsgByKey",
@@ -39,6 +40,8 @@ def test_every_command_has_mqadmins_name_and_the_shared_options():
     assert (args.brokerName, args.queueId, args.offset, args.json) == ("broker-a", 2, 7, False)
     args = parser.parse_args(["admin", "updateTopic", "-t", "T", "-c", "DefaultCluster"])
     assert (args.readQueueNums, args.writeQueueNums, args.perm, args.brokerAddr) == (8, 8, 6, None)
+    assert parser.parse_args(["admin", "consumerProgress"]).groupName is None  # every group
+    assert parser.parse_args(["admin", "consumerConnection", "-g", " G "]).consumerGroup == " G "
 
 
 @pytest.mark.spec("ADMIN-1")
@@ -58,6 +61,7 @@ def test_every_command_has_mqadmins_name_and_the_shared_options():
         ["resetOffsetByTime", "-g", "G", "-t", "T", "-s", "yesterday"],
         ["resetOffsetByTime", "-g", "G", "-t", "T", "-s", "2023-11-14 22:13:20"],
         ["resetOffsetByTime", "-t", "T", "-s", "now"],  # -g is required
+        ["consumerConnection"],  # -g is required
         ["noSuchCommand"],
     ],
 )

@@ -4,9 +4,10 @@ Java: org.apache.rocketmq.broker.processor.AdminBrokerProcessor (rocketmq-all-4.
 Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTAMP, GET_MAX_OFFSET, GET_MIN_OFFSET,
 GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
-GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET, QUERY_TOPIC_CONSUME_BY_WHO. Every
-other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config updates, topic deletion, the older
-offset-reset codes, consumer diagnostics and transactions are left out).
+GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET, QUERY_TOPIC_CONSUME_BY_WHO,
+GET_CONSUMER_CONNECTION_LIST. Every other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config
+updates, topic deletion, the older offset-reset codes, producer connections, consumer diagnostics and transactions
+are left out).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from mqlab.common.admin.topic_offset import TopicOffset
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
 from mqlab.common.jdk.hash_map import JavaHashMap, JavaHashSet
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.connection import Connection
+from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
@@ -87,6 +90,7 @@ class AdminBrokerProcessor:
             RequestCode.GET_ALL_DELAY_OFFSET: self.get_all_delay_offset,
             RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
             RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: self.query_topic_consume_by_who,
+            RequestCode.GET_CONSUMER_CONNECTION_LIST: self.get_consumer_connection_list,
         }
 
     def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
@@ -330,6 +334,36 @@ class AdminBrokerProcessor:
         for group in sorted(controller.consumer_offset_manager.which_group_by_topic(topic)):
             groups.add(group)
         return _success(RemotingCommand.create_response_command(), GroupList(groups).encode())
+
+    # -- connections -----------------------------------------------------------------------------------------
+    def get_consumer_connection_list(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """A group's connections here (client id, remote address, language, version), subscriptions and settings.
+
+        A group with no connection on this broker (never seen, or every member gone) is CONSUMER_NOT_ONLINE.
+
+        Java: AdminBrokerProcessor#getConsumerConnectionList
+        """
+        group = request.decode_command_custom_header(bh.GetConsumerConnectionListRequestHeader).consumer_group
+        info = self.broker_controller.consumer_manager.get_consumer_group_info(group or "")
+        if info is None:
+            return RemotingCommand.create_response_command(
+                ResponseCode.CONSUMER_NOT_ONLINE, f"the consumer group[{group}] not online"
+            )
+        subscriptions = info.subscription_table
+        # Java copies them into a new ConcurrentHashMap with putAll, which sizes its table for 1.5 x the entries:
+        # the same buckets (so the same order on the wire) as a HashMap of that initial capacity.
+        size = len(subscriptions)
+        body = ConsumerConnection(
+            [
+                Connection(c.client_id, parse_channel_remote_addr(c.channel), c.language, c.version)
+                for c in list(info.channel_info_table.values())
+            ],
+            JavaHashMap(subscriptions, initial_capacity=size + (size >> 1) + 1),
+            info.consume_type,
+            info.message_model,
+            info.consume_from_where,
+        )
+        return _success(RemotingCommand.create_response_command(), body.encode())
 
     def get_all_consumer_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
         """``consumerOffset.json`` content, compact. Java: AdminBrokerProcessor#getAllConsumerOffset."""

@@ -48,6 +48,7 @@ from mqlab.common.message.message_batch import MessageBatch
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.cluster_info import ClusterInfo
+from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
 from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
@@ -875,6 +876,22 @@ class MQClientAPIImpl:
         response = self._invoke_broker(addr, self._request(RequestCode.GET_CONSUME_STATS, header), timeout_millis)
         if response.code == ResponseCode.SUCCESS:
             return ConsumeStats.decode(response.body or b"{}")
+        raise self._broker_error(response, addr)
+
+    def get_consumer_connection_list(self, addr: str, consumer_group: str, timeout_millis: int) -> ConsumerConnection:
+        """GET_CONSUMER_CONNECTION_LIST: a group's connections, subscriptions and settings on one broker.
+
+        Java: MQClientAPIImpl#getConsumerConnectionList
+
+        Raises:
+            MQBrokerException: the broker refused (206, CONSUMER_NOT_ONLINE, when the group has no connection there).
+        """
+        header = bh.GetConsumerConnectionListRequestHeader(consumer_group)
+        response = self._invoke_broker(
+            addr, self._request(RequestCode.GET_CONSUMER_CONNECTION_LIST, header), timeout_millis
+        )
+        if response.code == ResponseCode.SUCCESS:
+            return ConsumerConnection.decode(response.body or b"{}")
         raise self._broker_error(response, addr)
 
     def invoke_broker_to_reset_offset(

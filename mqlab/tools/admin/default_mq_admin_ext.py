@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
     from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
     from mqlab.common.protocol.body.topic_list import TopicList
@@ -100,6 +101,10 @@ class DefaultMQAdminExt(ClientConfig):
     def examine_consume_stats(self, consumer_group: str, topic: str | None = None) -> ConsumeStats:
         """Java: DefaultMQAdminExt#examineConsumeStats (both overloads)."""
         return self.default_mq_admin_ext_impl.examine_consume_stats(consumer_group, topic)
+
+    def examine_consumer_connection_info(self, consumer_group: str) -> ConsumerConnection:
+        """Java: DefaultMQAdminExt#examineConsumerConnectionInfo."""
+        return self.default_mq_admin_ext_impl.examine_consumer_connection_info(consumer_group)
 
     def create_and_update_topic_config(self, addr: str, config: TopicConfig) -> None:
         """Java: DefaultMQAdminExt#createAndUpdateTopicConfig."""

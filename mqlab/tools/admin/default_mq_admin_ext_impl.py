@@ -13,7 +13,7 @@ Also here, because mqlab has no twin for them:
 * ``pull``: the synchronous pull of ``DefaultMQPullConsumerImpl#pullSyncImpl`` that ``mqadmin`` runs under the
   ``TOOLS_CONSUMER`` group (mqlab has no ``DefaultMQPullConsumer``).
 
-Left out: ACL, KV config, broker config, subscription groups, connections, consumer running info, the C++ and
+Left out: ACL, KV config, broker config, subscription groups, producer connections, consumer running info, the C++ and
 "new" variants of the offset reset (``resetOffsetNew``, ``resetOffsetByQueueId``), message tracks, order
 configuration and the cleaning calls.
 """
@@ -38,6 +38,7 @@ from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import decodes
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.header.broker_headers import (
     QueryMessageRequestHeader,
     QueryMessageResponseHeader,
@@ -212,6 +213,33 @@ class DefaultMQAdminExtImpl:
                 "maybe the consumer not consume any message",
                 int(ResponseCode.CONSUMER_NOT_ONLINE),
             )
+        return result
+
+    def examine_consumer_connection_info(self, consumer_group: str) -> ConsumerConnection:
+        """The group's connections and subscriptions, as *one* broker of its retry topic's route knows them.
+
+        4.9.3 picks one broker of ``%RETRY%<group>``'s route at random and asks only it (every consumer sends its
+        heartbeat to every broker, so any one of them knows the whole group); the answers are not merged.
+
+        Java: DefaultMQAdminExtImpl#examineConsumerConnectionInfo
+
+        Raises:
+            MQClientException: the retry topic has no route (code 17), or the broker reports no connection (code
+                206, CONSUMER_NOT_ONLINE, "Not found the consumer group connection").
+            MQBrokerException: the broker answered CONSUMER_NOT_ONLINE itself (it has no such group).
+        """
+        route = self.examine_topic_route_info(mix_all.get_retry_topic(consumer_group))
+        result = ConsumerConnection()
+        brokers = route.broker_datas
+        if brokers:  # Java's Random#nextInt(0) would throw; an empty route just finds no connection here
+            broker_data = brokers[self.runtime.random.randrange(len(brokers))]
+            addr = broker_data.select_broker_addr(self.runtime.random)
+            if addr:
+                result = self._instance().mq_client_api_impl.get_consumer_connection_list(
+                    addr, consumer_group, self.timeout_millis
+                )
+        if not result.connection_set:
+            raise MQClientException("Not found the consumer group connection", int(ResponseCode.CONSUMER_NOT_ONLINE))
         return result
 
     def create_and_update_topic_config(self, addr: str, config: TopicConfig) -> None:

@@ -21,6 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mqlab.tools.command.cluster.cluster_list_sub_command import ClusterListSubCommand
+from mqlab.tools.command.connection.consumer_connection_sub_command import ConsumerConnectionSubCommand
 from mqlab.tools.command.consumer.consumer_progress_sub_command import ConsumerProgressSubCommand
 from mqlab.tools.command.message.print_message_sub_command import PrintMessageSubCommand
 from mqlab.tools.command.message.query_msg_by_id_sub_command import QueryMsgByIdSubCommand
@@ -41,6 +42,7 @@ SUB_COMMANDS: list[SubCommand] = [
     UpdateTopicSubCommand(),
     TopicRouteSubCommand(),
     TopicStatusSubCommand(),
+    ConsumerConnectionSubCommand(),
     ConsumerProgressSubCommand(),
     QueryMsgByIdSubCommand(),
     QueryMsgByKeySubCommand(),

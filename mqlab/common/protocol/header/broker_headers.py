@@ -126,6 +126,13 @@ class GetConsumerListByGroupRequestHeader(CommandCustomHeader):
 
 
 @dataclass
+class GetConsumerConnectionListRequestHeader(CommandCustomHeader):
+    """Java: GetConsumerConnectionListRequestHeader."""
+
+    consumer_group: str | None = field(default=None, metadata={"required": True})
+
+
+@dataclass
 class ConsumerSendMsgBackRequestHeader(CommandCustomHeader):
     """Java: ConsumerSendMsgBackRequestHeader."""
 
