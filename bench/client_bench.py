@@ -393,18 +393,23 @@ class Counting:
         return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
 
+def push_consumer(
+    group: str, runtime: Runtime, namesrv_addr: str, topic: str, listener, from_where: ConsumeFromWhere
+) -> DefaultMQPushConsumer:
+    """A push consumer of every message of ``topic`` with a concurrent ``listener`` (not started yet)."""
+    consumer = DefaultMQPushConsumer(group, runtime, namesrv_addr=namesrv_addr, consume_from_where=from_where)
+    consumer.subscribe(topic, "*")
+    consumer.register_message_listener(listener)
+    return consumer
+
+
 def push_consume(namesrv_addr: str, topic: str, expected: int, broker: Process) -> Row:
     """A push consumer reads ``expected`` stored messages from the first offset; timed from the first to the last."""
     runtime = client_runtime("bench-consumer")
     listener = Counting(expected)
-    consumer = DefaultMQPushConsumer(
-        "bench_consume_group",
-        runtime,
-        namesrv_addr=namesrv_addr,
-        consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+    consumer = push_consumer(
+        "bench_consume_group", runtime, namesrv_addr, topic, listener, ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET
     )
-    consumer.subscribe(topic, "*")
-    consumer.register_message_listener(listener)
     cpu, process_cpu = broker.cpu_seconds(), time.process_time()
     try:
         consumer.start()
@@ -444,14 +449,9 @@ def wake_up(namesrv_addr: str, producer: DefaultMQProducer, topic: str, trials: 
         arrived.set()
         return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
-    consumer = DefaultMQPushConsumer(
-        "bench_wake_group",
-        runtime,
-        namesrv_addr=namesrv_addr,
-        consume_from_where=ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET,
+    consumer = push_consumer(
+        "bench_wake_group", runtime, namesrv_addr, topic, listener, ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET
     )
-    consumer.subscribe(topic, "*")
-    consumer.register_message_listener(listener)
     rng = random.Random(11)
     result = WakeUp([], [])
     body = rng.randbytes(BODY_SIZE)
@@ -497,14 +497,14 @@ def simulated(work: Path, count: int) -> Row:
         for _ in range(count):
             producer.send(Message("BenchSimulated", "TagA", "OrderID188", body))
         listener = Counting(count)
-        consumer = DefaultMQPushConsumer(
+        consumer = push_consumer(
             "bench_simulated_group",
             cluster.client_runtime("consumer"),
-            namesrv_addr=cluster.namesrv_addr,
-            consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+            cluster.namesrv_addr,
+            "BenchSimulated",
+            listener,
+            ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
         )
-        consumer.subscribe("BenchSimulated", "*")
-        consumer.register_message_listener(listener)
         consumer.start()
         virtual_start = cluster.world.now_ms() if cluster.world else 0
         if not cluster.wait_until(listener.done.is_set, 600_000):

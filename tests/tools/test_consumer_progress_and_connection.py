@@ -8,21 +8,17 @@ lag, ``gone_group`` none online and a lag of 3.
 
 from __future__ import annotations
 
-import io
-import json
-
 import pytest
 
-from mqlab.cli import build_parser
-from mqlab.tools.command.mq_admin_startup import run_sub_command
 from tests.client.consumer.push_support import TOPIC, ConsumerCluster, Recorder
+from tests.tools.admin_cli import AdminCli
 
 LIVE, GONE = "live_group", "gone_group"
 FIRST, LATE = 8, 3
 BROKERS = ("broker-a", "broker-b")
 
 
-class World:
+class World(AdminCli):
     def __init__(self, tmp_path):
         self.cluster = cluster = ConsumerCluster(tmp_path / "c", brokers=BROKERS)
         cluster.make_topic(TOPIC, 4)
@@ -42,18 +38,6 @@ class World:
         cluster.run_for(11_000)
         for name in BROKERS:
             assert cluster.broker_offset(GONE, TOPIC, 0, name) >= 0  # the gone group has offsets on both brokers
-
-    def admin(self, *argv: str) -> tuple[int, str, str]:
-        """``mqlab admin <argv>`` on a new client node of the simulation; (exit code, stdout, stderr)."""
-        args = build_parser().parse_args(["admin", argv[0], "-n", self.cluster.namesrv_addr, *argv[1:]])
-        out, err = io.StringIO(), io.StringIO()
-        code = run_sub_command(args, runtime=self.cluster.client_runtime(), out=out, err=err)
-        return code, out.getvalue(), err.getvalue()
-
-    def admin_json(self, *argv: str):
-        code, out, err = self.admin(*argv, "--json")
-        assert code == 0, err
-        return json.loads(out)
 
 
 @pytest.fixture(scope="module")

@@ -7,26 +7,22 @@ at its max offset, 5).
 
 from __future__ import annotations
 
-import io
-import json
-
 import pytest
 
-from mqlab.cli import build_parser
 from mqlab.client.exception.mq_client_exception import MQClientException
 from mqlab.client.impl.factory import mq_client_instance
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.tools.admin.default_mq_admin_ext import DefaultMQAdminExt
-from mqlab.tools.command.mq_admin_startup import run_sub_command
 from tests.client.consumer.push_support import BROKER, TOPIC, ConsumerCluster, Recorder
+from tests.tools.admin_cli import AdminCli
 
 GROUP = "CG"
 QUEUES = 4
 PER_QUEUE = 5
 
 
-class World:
+class World(AdminCli):
     """The cluster, the consumer and its recorder, with helpers for the admin side."""
 
     def __init__(self, tmp_path):
@@ -57,18 +53,6 @@ class World:
         return [
             min(range(PER_QUEUE), key=lambda o, q=q: (abs(self.store_time(q, o) - timestamp), o)) for q in range(QUEUES)
         ]
-
-    def admin(self, *argv: str) -> tuple[int, str, str]:
-        """``mqlab admin <argv>`` on a new client node of the simulation; (exit code, stdout, stderr)."""
-        args = build_parser().parse_args(["admin", argv[0], "-n", self.cluster.namesrv_addr, *argv[1:]])
-        out, err = io.StringIO(), io.StringIO()
-        code = run_sub_command(args, runtime=self.cluster.client_runtime(), out=out, err=err)
-        return code, out.getvalue(), err.getvalue()
-
-    def admin_json(self, *argv: str):
-        code, out, err = self.admin(*argv, "--json")
-        assert code == 0, err
-        return json.loads(out)
 
     def admin_ext(self) -> DefaultMQAdminExt:
         runtime = self.cluster.client_runtime()
