@@ -55,6 +55,20 @@ def _cached_string_hash(key: str) -> int:
     return h
 
 
+_SPREAD_CACHE: dict[str, int] = {}  # str -> spread(hashCode), the bucket-deciding value, for the same vocabulary
+
+
+def _spread_hash(key: Any) -> int:
+    """``spread(java_hash_code(key))``, remembered for ``str`` keys (bounded like the hash code cache)."""
+    h = java_hash_code(key) & 0xFFFFFFFF
+    h ^= h >> 16
+    if type(key) is str:
+        if len(_SPREAD_CACHE) >= _STRING_HASH_CACHE_LIMIT:
+            _SPREAD_CACHE.clear()
+        _SPREAD_CACHE[key] = h
+    return h
+
+
 def java_hash_code(key: Any) -> int:
     """``key.hashCode()`` for the key types RocketMQ's maps use (String, Integer, objects with ``java_hash_code``)."""
     if type(key) is str:
@@ -185,8 +199,9 @@ class JavaHashMap(MutableMapping[K, V]):
         if key in entries:
             entries[key] = value  # replacing keeps the node where it is
             return
-        h = java_hash_code(key) & 0xFFFFFFFF
-        h ^= h >> 16  # spread()
+        h = _SPREAD_CACHE.get(key) if type(key) is str else None  # type: ignore[arg-type]
+        if h is None:
+            h = _spread_hash(key)
         if not self._capacity:
             self._resize()
         index = h & (self._capacity - 1)
