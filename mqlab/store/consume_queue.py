@@ -48,6 +48,8 @@ class ConsumeQueue:
         )
         self.max_physic_offset = -1
         self.min_logic_offset = 0
+        # One unit's bytes, packed in place and copied into the file (Java's reused byteBufferIndex).
+        self.byte_buffer_index = bytearray(CQ_STORE_UNIT_SIZE)
 
     def load(self) -> None:
         """Map the queue's files. Java: ConsumeQueue#load."""
@@ -206,7 +208,9 @@ class ConsumeQueue:
                 current=current_logic_offset,
             )
         self.max_physic_offset = offset + size
-        return mapped_file.append_message_bytes(UNIT.pack(offset, size, tags_code))
+        unit = self.byte_buffer_index
+        UNIT.pack_into(unit, 0, offset, size, tags_code)
+        return mapped_file.append_message_bytes(unit)
 
     def _repair_unit(self, logic_offset: int, offset: int, size: int, tags_code: int) -> bool:
         """Write the unit at ``logic_offset`` if the slot holds no valid unit (Java: none, see the caller)."""

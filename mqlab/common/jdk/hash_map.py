@@ -62,6 +62,24 @@ def spread(h: int) -> int:
     return h ^ (h >> 16)
 
 
+# Spread hash codes of string keys, memoised: a map's keys are mostly property names, a small vocabulary, and
+# hashing a string costs more than this lookup. Bounded (emptied when full) so arbitrary keys cannot grow it.
+_STR_SPREAD_CACHE: dict[str, int] = {}
+_STR_SPREAD_CACHE_MAX = 4096
+
+
+def _spread_hash(key: Any) -> int:
+    """``spread(java_hash_code(key))``, memoised for ``str`` keys."""
+    if type(key) is str:
+        h = _STR_SPREAD_CACHE.get(key)
+        if h is None:
+            if len(_STR_SPREAD_CACHE) >= _STR_SPREAD_CACHE_MAX:
+                _STR_SPREAD_CACHE.clear()
+            h = _STR_SPREAD_CACHE[key] = spread(java_string_hash(key))
+        return h
+    return spread(java_hash_code(key))
+
+
 def table_size_for(cap: int) -> int:
     """Smallest power of two ≥ ``cap`` (``HashMap#tableSizeFor``)."""
     n = 1
@@ -133,8 +151,9 @@ class JavaHashMap(MutableMapping[K, V]):
         self._capacity = new_cap
 
     # -- Mapping protocol -------------------------------------------------------------------------------------
-    def _find(self, key: K) -> tuple[list[list[Any]], list[Any] | None]:
-        h = spread(java_hash_code(key))
+    def _find(self, key: K, h: int | None = None) -> tuple[list[list[Any]], list[Any] | None]:
+        if h is None:
+            h = _spread_hash(key)
         assert self._table is not None
         bucket = self._table[h & (self._capacity - 1)]
         for node in bucket:
@@ -150,14 +169,25 @@ class JavaHashMap(MutableMapping[K, V]):
             raise KeyError(key)
         return node[2]
 
+    def get(self, key: K, default: V | None = None) -> V | None:
+        """The value of ``key``, or ``default`` (without raising and catching a ``KeyError`` as Mapping's does)."""
+        if self._table is None:
+            return default
+        _, node = self._find(key)
+        return default if node is None else node[2]
+
+    def __contains__(self, key: object) -> bool:
+        return self._table is not None and self._find(key)[1] is not None  # type: ignore[arg-type]
+
     def __setitem__(self, key: K, value: V) -> None:
         if self._table is None:
             self._resize()
-        bucket, node = self._find(key)
+        h = _spread_hash(key)
+        bucket, node = self._find(key, h)
         if node is not None:
             node[2] = value  # replacing keeps the node where it is
             return
-        bucket.append([spread(java_hash_code(key)), key, value])
+        bucket.append([h, key, value])
         if len(bucket) > TREEIFY_THRESHOLD:
             if self._capacity < MIN_TREEIFY_CAPACITY:
                 self._resize()  # treeifyBin resizes small tables instead of building a tree

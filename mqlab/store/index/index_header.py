@@ -49,6 +49,8 @@ HEADER_FIELDS: tuple[HeaderField, ...] = (
 
 _STRUCTS = {f.attr: struct.Struct(">" + f.code) for f in HEADER_FIELDS}
 _OFFSETS = {f.attr: f.offset for f in HEADER_FIELDS}
+_HEADER = struct.Struct(">" + "".join(f.code for f in HEADER_FIELDS))  # all six fields, in order
+assert _HEADER.size == INDEX_HEADER_SIZE and [f.offset for f in HEADER_FIELDS] == sorted(_OFFSETS.values())
 
 
 def decode_header(buf: Any) -> dict[str, int]:
@@ -119,6 +121,33 @@ class IndexHeader:
         """
         for f in HEADER_FIELDS:
             _STRUCTS[f.attr].pack_into(self.byte_buffer, f.offset, getattr(self, f.attr))
+
+    def entry_added(self, phy_offset: int, store_timestamp: int, *, new_slot: bool) -> None:
+        """Account for one more entry and write the whole header once.
+
+        Java: the header updates at the end of IndexFile#putKey: ``setBeginPhyOffset``/``setBeginTimestamp`` for
+        the first entry, ``incHashSlotCount`` when the slot was empty, ``incIndexCount``, ``setEndPhyOffset`` and
+        ``setEndTimestamp``. Java writes each field as it changes; the bytes after the last write are the same
+        as one pack of all six in-memory values, which costs one call instead of six.
+        """
+        if self.index_count <= 1:
+            self._begin_phy_offset = phy_offset
+            self._begin_timestamp = store_timestamp
+        if new_slot:
+            self.hash_slot_count += 1
+        self.index_count += 1
+        self._end_phy_offset = phy_offset
+        self._end_timestamp = store_timestamp
+        _HEADER.pack_into(
+            self.byte_buffer,
+            0,
+            self._begin_timestamp,
+            store_timestamp,
+            self._begin_phy_offset,
+            phy_offset,
+            self.hash_slot_count,
+            self.index_count,
+        )
 
     def inc_hash_slot_count(self) -> None:
         """One more slot is in use; written through.
