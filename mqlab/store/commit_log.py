@@ -482,10 +482,10 @@ class CommitLog:
         files = self.mapped_file_queue.mapped_files
         index = start_index
         mapped_file = files[index]
+        buf, base = mapped_file.slice_byte_buffer(), mapped_file.file_from_offset
         pos = 0
         while True:
-            buf = mapped_file.slice_byte_buffer()
-            request = self.check_message_and_return_size(buf, pos, check_crc, base=mapped_file.file_from_offset)
+            request = self.check_message_and_return_size(buf, pos, check_crc, base=base)
             if request.success and request.msg_size > 0:
                 if on_record is not None:
                     on_record(request)
@@ -495,6 +495,7 @@ class CommitLog:
                 if index >= len(files):
                     break
                 mapped_file = files[index]
+                buf, base = mapped_file.slice_byte_buffer(), mapped_file.file_from_offset
                 pos = 0
             else:
                 return mapped_file.file_from_offset + pos, request

@@ -240,8 +240,11 @@ class ConsumeQueue:
             append(BLANK_UNIT)
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def get_index_buffer(self, start_index: int) -> SelectMappedBufferResult | None:
+    def get_index_buffer(self, start_index: int, *, max_size: int | None = None) -> SelectMappedBufferResult | None:
         """Units from logical offset ``start_index`` to the end of its file (``None`` below the min offset).
+
+        ``max_size`` caps the bytes returned: Java hands out a view of the rest of the file, mqlab copies it, and
+        a pull reads at most a few kB of a file that can hold 6 MB of units.
 
         Java: ConsumeQueue#getIndexBuffer
         """
@@ -251,7 +254,12 @@ class ConsumeQueue:
         mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset)
         if mapped_file is None:
             return None
-        return mapped_file.select_mapped_buffer(offset % self.mapped_file_size)
+        pos = offset % self.mapped_file_size
+        if max_size is not None:
+            readable = mapped_file.get_read_position() - pos
+            if readable > 0:
+                return mapped_file.select_mapped_buffer(pos, min(readable, max_size))
+        return mapped_file.select_mapped_buffer(pos)
 
     def get_min_offset_in_queue(self) -> int:
         """Smallest readable logical offset. Java: ConsumeQueue#getMinOffsetInQueue."""

@@ -153,7 +153,9 @@ class JavaHashMap(MutableMapping[K, V]):
     # -- Mapping protocol -------------------------------------------------------------------------------------
     def _find(self, key: K, h: int | None = None) -> tuple[list[list[Any]], list[Any] | None]:
         if h is None:
-            h = _spread_hash(key)
+            h = _STR_SPREAD_CACHE.get(key) if type(key) is str else None  # _spread_hash's cache, without a call
+            if h is None:
+                h = _spread_hash(key)
         assert self._table is not None
         bucket = self._table[h & (self._capacity - 1)]
         for node in bucket:
