@@ -423,20 +423,21 @@ class CommitLog:
                 tags_code = MessageExtBrokerInner.tags_string2tags_code(tags)
             if topic == RMQ_SYS_SCHEDULE_TOPIC:
                 tags_code = self._delay_tags_code(topic, properties, store_timestamp, tags_code)
+        # Positional: once per record, and keyword arguments cost a dataclass __init__ about twice as much.
         return DispatchRequest(
-            total_size,
-            True,
-            topic=topic,
-            queue_id=queue_id,
-            commit_log_offset=physical_offset,
-            tags_code=tags_code,
-            store_timestamp=store_timestamp,
-            consume_queue_offset=queue_offset,
-            keys=keys,
-            uniq_key=uniq_key,
-            sys_flag=sys_flag,
-            prepared_transaction_offset=prepared_transaction_offset,
-            properties_map=properties,
+            total_size,  # msg_size
+            True,  # success
+            topic,
+            queue_id,
+            physical_offset,  # commit_log_offset
+            tags_code,
+            store_timestamp,
+            queue_offset,  # consume_queue_offset
+            keys,
+            uniq_key,
+            sys_flag,
+            prepared_transaction_offset,
+            properties,  # properties_map
         )
 
     def _delay_tags_code(self, topic: str, properties: dict[str, str], store_timestamp: int, tags_code: int) -> int:
@@ -624,7 +625,7 @@ def _last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
     """One past the last non-zero byte in ``buf[start:end]`` (``start`` if all zero), reading backwards."""
     while end > start:
         low = max(start, end - chunk)
-        if end - low == chunk and buf[low:end] == _ZERO_CHUNK:
+        if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
             end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
             continue
         piece = buf[low:end].rstrip(b"\x00")

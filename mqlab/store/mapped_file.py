@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mqlab.store.transient_store_pool import TransientStorePool
 
 OS_PAGE_SIZE = 1024 * 4
+_ZERO_CHUNK = bytes(1 << 20)  # erase_after's default chunk, all zeros
 
 
 class AppendMessageCallback(Protocol):
@@ -313,6 +314,9 @@ class MappedFile(ReferenceResource):
         end = self.file_size
         while end > pos:
             low = max(pos, end - chunk)
+            if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
+                end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
+                continue
             piece = buf[low:end].rstrip(b"\x00")
             if piece:
                 end = low + len(piece)
