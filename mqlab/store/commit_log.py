@@ -259,7 +259,7 @@ class CommitLog:
         put_result = PutMessageResult(PutMessageStatus.PUT_OK, result)
         flush_future = self.submit_flush_request(result, msg)
         if flush_future is None:
-            return self._completed(put_result)
+            return CompletedFuture(put_result)
         combined = self.runtime.scheduler.new_future()
 
         def on_flush(future) -> None:

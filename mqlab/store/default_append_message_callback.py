@@ -80,8 +80,8 @@ class DefaultAppendMessageCallback:
         queue_offset = table.get(key)
         if queue_offset is None:
             queue_offset = table[key] = 0
-        tran_type = msg.sys_flag & _TRAN_MASK
-        if tran_type in _NO_QUEUE_OFFSET:
+        in_queue = (msg.sys_flag & _TRAN_MASK) not in _NO_QUEUE_OFFSET
+        if not in_queue:
             queue_offset = 0  # half and rollback messages never enter a ConsumeQueue
         data = msg.encoded_buff
         msg_len = len(data)
@@ -102,7 +102,7 @@ class DefaultAppendMessageCallback:
             store_timestamp,
             queue_offset,
         )
-        if tran_type not in _NO_QUEUE_OFFSET:
+        if in_queue:
             table[key] = queue_offset + 1
         return result
 
