@@ -59,6 +59,9 @@ _BORN_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG)
 _STORE_V6 = int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)
 _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")
+_HEAD8 = struct.Struct(">ii")  # TOTALSIZE and MAGICCODE
+_APPEND_OK = AppendMessageStatus.PUT_OK
+_END_OF_FILE = AppendMessageStatus.END_OF_FILE
 
 
 class CommitLog:
@@ -80,6 +83,7 @@ class CommitLog:
     ):
         self.config = config
         self.runtime = runtime
+        self._now_ms = runtime.clock.now_ms  # the clock's own method: one frame less than Runtime.now_ms per call
         self.checkpoint = checkpoint
         self.transient_store_pool = transient_store_pool
         if MULTI_PATH_SPLITTER in config.store_path_commit_log:
@@ -174,7 +178,7 @@ class CommitLog:
 
         Java: CommitLog#asyncPutMessage
         """
-        msg.store_timestamp = self.runtime.now_ms()
+        msg.store_timestamp = self._now_ms()
         msg.body_crc = util_all.crc32(msg.body)
         if self.schedule_message_service is not None:
             self.handle_delay_level(msg)
@@ -211,7 +215,7 @@ class CommitLog:
     def _put_under_lock(self, msg: Any, last_file):
         unlock_mapped_file = None
         with self.put_message_lock:
-            begin = self.runtime.now_ms()
+            begin = self._now_ms()
             self.begin_time_in_lock = begin
             try:
                 msg.store_timestamp = begin
@@ -221,7 +225,8 @@ class CommitLog:
                 if mapped_file is None:
                     return self._completed(PutMessageResult(PutMessageStatus.CREATE_MAPEDFILE_FAILED))
                 result = mapped_file.append_message(msg, self.append_message_callback)
-                if result.status is AppendMessageStatus.END_OF_FILE:
+                status = result.status
+                if status is _END_OF_FILE:
                     unlock_mapped_file = mapped_file
                     self.runtime.trace_event(
                         "CommitLog", "endOfFile", file=mapped_file.file.name, blank=result.wrote_bytes
@@ -230,12 +235,13 @@ class CommitLog:
                     if mapped_file is None:
                         return self._completed(PutMessageResult(PutMessageStatus.CREATE_MAPEDFILE_FAILED, result))
                     result = mapped_file.append_message(msg, self.append_message_callback)
-                if result.status in (
-                    AppendMessageStatus.MESSAGE_SIZE_EXCEEDED,
-                    AppendMessageStatus.PROPERTIES_SIZE_EXCEEDED,
-                ):
-                    return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL, result))
-                if result.status is not AppendMessageStatus.PUT_OK:
+                    status = result.status
+                if status is not _APPEND_OK:
+                    if status in (
+                        AppendMessageStatus.MESSAGE_SIZE_EXCEEDED,
+                        AppendMessageStatus.PROPERTIES_SIZE_EXCEEDED,
+                    ):
+                        return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL, result))
                     return self._completed(PutMessageResult(PutMessageStatus.UNKNOWN_ERROR, result))
             finally:
                 self.begin_time_in_lock = 0
@@ -253,7 +259,7 @@ class CommitLog:
         put_result = PutMessageResult(PutMessageStatus.PUT_OK, result)
         flush_future = self.submit_flush_request(result, msg)
         if flush_future is None:
-            return self._completed(put_result)
+            return CompletedFuture(put_result)
         combined = self.runtime.scheduler.new_future()
 
         def on_flush(future) -> None:
@@ -328,13 +334,50 @@ class CommitLog:
         """
         if pos + 8 > len(buf):
             return DispatchRequest(-1, False, reason=f"only {len(buf) - pos} bytes left at {base + pos}")
-        total, magic = struct.unpack_from(">ii", buf, pos)
+        total, magic = _HEAD8.unpack_from(buf, pos)
         if magic == BLANK_MAGIC_CODE:
             return DispatchRequest(0, True)
         if magic == 0 and total == 0:
             return DispatchRequest(-1, False, reason="")  # never-written (zero) bytes: the end of the data
         if magic != MESSAGE_MAGIC_CODE:
             return DispatchRequest(-1, False, reason=f"no record at {base + pos} (magic {magic & 0xFFFFFFFF:#010x})")
+        fields = layout.decode_dispatch_fields(buf, pos, total)
+        if fields is None:
+            # Unusual records (IPv6 hosts) and broken ones: the full decoder, which also explains what is wrong.
+            return self._check_decoded_record(buf, pos, total, check_crc, read_body, base)
+        (
+            body_crc,
+            queue_id,
+            queue_offset,
+            physical_offset,
+            sys_flag,
+            store_timestamp,
+            prepared,
+            body_start,
+            body_length,
+            topic_start,
+            topic_length,
+            properties_start,
+            properties_length,
+        ) = fields
+        if check_crc and body_length > 0 and util_all.crc32(buf[body_start : body_start + body_length]) != body_crc:
+            return DispatchRequest(-1, False, reason=f"body CRC mismatch in the record at {base + pos}")
+        return self._dispatch_request(
+            total,
+            _decode_topic(buf[topic_start : topic_start + topic_length]),
+            queue_id,
+            physical_offset,
+            store_timestamp,
+            queue_offset,
+            sys_flag,
+            prepared,
+            buf[properties_start : properties_start + properties_length],
+        )
+
+    def _check_decoded_record(
+        self, buf: Any, pos: int, total: int, check_crc: bool, read_body: bool, base: int
+    ) -> DispatchRequest:
+        """``check_message_and_return_size`` through ``decode_raw``: any host width, and the reason of a failure."""
         try:
             raw = layout.decode_raw(buf, pos, read_body=read_body or check_crc, base=base)
         except MessageFormatError as exc:
@@ -342,33 +385,59 @@ class CommitLog:
             return DispatchRequest(size, False, reason=str(exc))
         if check_crc and raw.body_length > 0 and util_all.crc32(raw.body) != raw.body_crc:
             return DispatchRequest(-1, False, reason=f"body CRC mismatch in the record at {base + pos}")
-        topic = raw.topic.decode("utf-8", "replace")
+        return self._dispatch_request(
+            raw.total_size,
+            _decode_topic(raw.topic),
+            raw.queue_id,
+            raw.physical_offset,
+            raw.store_timestamp,
+            raw.queue_offset,
+            raw.sys_flag,
+            raw.prepared_transaction_offset,
+            raw.properties,
+        )
+
+    def _dispatch_request(
+        self,
+        total_size: int,
+        topic: str,
+        queue_id: int,
+        physical_offset: int,
+        store_timestamp: int,
+        queue_offset: int,
+        sys_flag: int,
+        prepared_transaction_offset: int,
+        properties_bytes: Any,
+    ) -> DispatchRequest:
+        """The request for a checked record: properties parsed, keys and tags code picked out."""
         properties = None
         tags_code = 0
         keys = ""
         uniq_key = None
-        if raw.properties:
-            properties = string2message_properties(raw.properties.decode("utf-8", "replace"), dict)
+        if properties_bytes:
+            properties = string2message_properties(str(properties_bytes, "utf-8", "replace"), dict)
             keys = properties.get(mc.PROPERTY_KEYS)
             uniq_key = properties.get(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
             tags = properties.get(mc.PROPERTY_TAGS)
             if tags:
                 tags_code = MessageExtBrokerInner.tags_string2tags_code(tags)
-            tags_code = self._delay_tags_code(topic, properties, raw.store_timestamp, tags_code)
+            if topic == RMQ_SYS_SCHEDULE_TOPIC:
+                tags_code = self._delay_tags_code(topic, properties, store_timestamp, tags_code)
+        # Positional: once per record, and keyword arguments cost a dataclass __init__ about twice as much.
         return DispatchRequest(
-            raw.total_size,
-            True,
-            topic=topic,
-            queue_id=raw.queue_id,
-            commit_log_offset=raw.physical_offset,
-            tags_code=tags_code,
-            store_timestamp=raw.store_timestamp,
-            consume_queue_offset=raw.queue_offset,
-            keys=keys,
-            uniq_key=uniq_key,
-            sys_flag=raw.sys_flag,
-            prepared_transaction_offset=raw.prepared_transaction_offset,
-            properties_map=properties,
+            total_size,  # msg_size
+            True,  # success
+            topic,
+            queue_id,
+            physical_offset,  # commit_log_offset
+            tags_code,
+            store_timestamp,
+            queue_offset,  # consume_queue_offset
+            keys,
+            uniq_key,
+            sys_flag,
+            prepared_transaction_offset,
+            properties,  # properties_map
         )
 
     def _delay_tags_code(self, topic: str, properties: dict[str, str], store_timestamp: int, tags_code: int) -> int:
@@ -414,10 +483,10 @@ class CommitLog:
         files = self.mapped_file_queue.mapped_files
         index = start_index
         mapped_file = files[index]
+        buf, base = mapped_file.slice_byte_buffer(), mapped_file.file_from_offset
         pos = 0
         while True:
-            buf = mapped_file.slice_byte_buffer()
-            request = self.check_message_and_return_size(buf, pos, check_crc, base=mapped_file.file_from_offset)
+            request = self.check_message_and_return_size(buf, pos, check_crc, base=base)
             if request.success and request.msg_size > 0:
                 if on_record is not None:
                     on_record(request)
@@ -427,6 +496,7 @@ class CommitLog:
                 if index >= len(files):
                     break
                 mapped_file = files[index]
+                buf, base = mapped_file.slice_byte_buffer(), mapped_file.file_from_offset
                 pos = 0
             else:
                 return mapped_file.file_from_offset + pos, request
@@ -531,10 +601,33 @@ class CommitLog:
         return dropped
 
 
+# Topic names decoded from record bytes: a store sees few topics, and each record would decode its own copy.
+_TOPIC_CACHE: dict[bytes, str] = {}
+_TOPIC_CACHE_MAX = 4096
+
+
+def _decode_topic(raw: Any) -> str:
+    """The topic string of a record's TOPIC bytes (memoised; bounded, emptied when full)."""
+    if type(raw) is not bytes:
+        raw = bytes(raw)  # a slice of a bytearray or memoryview: not usable as a key
+    topic = _TOPIC_CACHE.get(raw)
+    if topic is None:
+        if len(_TOPIC_CACHE) >= _TOPIC_CACHE_MAX:
+            _TOPIC_CACHE.clear()
+        topic = _TOPIC_CACHE[raw] = raw.decode("utf-8", "replace")
+    return topic
+
+
+_ZERO_CHUNK = bytes(1 << 20)
+
+
 def _last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
     """One past the last non-zero byte in ``buf[start:end]`` (``start`` if all zero), reading backwards."""
     while end > start:
         low = max(start, end - chunk)
+        if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
+            end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
+            continue
         piece = buf[low:end].rstrip(b"\x00")
         if piece:
             return low + len(piece)

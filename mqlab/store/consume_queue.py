@@ -48,6 +48,8 @@ class ConsumeQueue:
         )
         self.max_physic_offset = -1
         self.min_logic_offset = 0
+        # One unit's bytes, packed in place and copied into the file (Java's reused byteBufferIndex).
+        self.byte_buffer_index = bytearray(CQ_STORE_UNIT_SIZE)
 
     def load(self) -> None:
         """Map the queue's files. Java: ConsumeQueue#load."""
@@ -206,7 +208,9 @@ class ConsumeQueue:
                 current=current_logic_offset,
             )
         self.max_physic_offset = offset + size
-        return mapped_file.append_message_bytes(UNIT.pack(offset, size, tags_code))
+        unit = self.byte_buffer_index
+        UNIT.pack_into(unit, 0, offset, size, tags_code)
+        return mapped_file.append_message_bytes(unit)
 
     def _repair_unit(self, logic_offset: int, offset: int, size: int, tags_code: int) -> bool:
         """Write the unit at ``logic_offset`` if the slot holds no valid unit (Java: none, see the caller)."""
@@ -236,8 +240,11 @@ class ConsumeQueue:
             append(BLANK_UNIT)
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def get_index_buffer(self, start_index: int) -> SelectMappedBufferResult | None:
+    def get_index_buffer(self, start_index: int, *, max_size: int | None = None) -> SelectMappedBufferResult | None:
         """Units from logical offset ``start_index`` to the end of its file (``None`` below the min offset).
+
+        ``max_size`` caps the bytes returned: Java hands out a view of the rest of the file, mqlab copies it, and
+        a pull reads at most a few kB of a file that can hold 6 MB of units.
 
         Java: ConsumeQueue#getIndexBuffer
         """
@@ -247,7 +254,12 @@ class ConsumeQueue:
         mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset)
         if mapped_file is None:
             return None
-        return mapped_file.select_mapped_buffer(offset % self.mapped_file_size)
+        pos = offset % self.mapped_file_size
+        if max_size is not None:
+            readable = mapped_file.get_read_position() - pos
+            if readable > 0:
+                return mapped_file.select_mapped_buffer(pos, min(readable, max_size))
+        return mapped_file.select_mapped_buffer(pos)
 
     def get_min_offset_in_queue(self) -> int:
         """Smallest readable logical offset. Java: ConsumeQueue#getMinOffsetInQueue."""

@@ -26,6 +26,10 @@ _BLANK = struct.Struct(">ii")
 _QUEUE_OFFSET_POS = layout.QUEUE_OFFSET_POSITION
 _PHYSICAL_OFFSET_POS = layout.MESSAGE_PHYSIC_OFFSET_POSITION
 _STORE_TS_POS = {flags: layout.store_timestamp_position(flags) for flags in (0, 0x10)}
+# QUEUEOFFSET and PHYSICALOFFSET are adjacent longs: one pack writes both.
+_QUEUE_AND_PHYSICAL_OFFSET = struct.Struct(">qq")
+assert _PHYSICAL_OFFSET_POS == _QUEUE_OFFSET_POS + 8
+_PUT_OK = AppendMessageStatus.PUT_OK
 _TRAN_MASK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
 _NO_QUEUE_OFFSET = (int(MessageSysFlag.TRANSACTION_PREPARED_TYPE), int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE))
 
@@ -71,13 +75,13 @@ class DefaultAppendMessageCallback:
     def do_append_single(self, file_from_offset: int, buffer: Any, position: int, max_blank: int, msg: Any):
         """Append one record. Java: CommitLog$DefaultAppendMessageCallback#doAppend(MessageExtBrokerInner)."""
         wrote_offset = file_from_offset + position
-        key = topic_queue_key(msg.topic, msg.queue_id)
+        key = f"{msg.topic}-{msg.queue_id}"  # topic_queue_key(), inlined on the hot path
         table = self.topic_queue_table
         queue_offset = table.get(key)
         if queue_offset is None:
             queue_offset = table[key] = 0
-        tran_type = msg.sys_flag & _TRAN_MASK
-        if tran_type in _NO_QUEUE_OFFSET:
+        in_queue = (msg.sys_flag & _TRAN_MASK) not in _NO_QUEUE_OFFSET
+        if not in_queue:
             queue_offset = 0  # half and rollback messages never enter a ConsumeQueue
         data = msg.encoded_buff
         msg_len = len(data)
@@ -85,20 +89,20 @@ class DefaultAppendMessageCallback:
             return self._end_of_file(buffer, position, max_blank, wrote_offset, msg, queue_offset)
         end = position + msg_len
         buffer[position:end] = data
-        _LONG.pack_into(buffer, position + _QUEUE_OFFSET_POS, queue_offset)
-        _LONG.pack_into(buffer, position + _PHYSICAL_OFFSET_POS, wrote_offset)
-        _LONG.pack_into(buffer, position + _STORE_TS_POS[msg.sys_flag & 0x10], msg.store_timestamp)
+        _QUEUE_AND_PHYSICAL_OFFSET.pack_into(buffer, position + _QUEUE_OFFSET_POS, queue_offset, wrote_offset)
+        store_timestamp = msg.store_timestamp
+        _LONG.pack_into(buffer, position + _STORE_TS_POS[msg.sys_flag & 0x10], store_timestamp)
         msg.encoded_buff = None
         store_host = msg.store_host
         result = AppendMessageResult(
-            AppendMessageStatus.PUT_OK,
+            _PUT_OK,
             wrote_offset,
             msg_len,
             lambda: create_message_id(store_host, wrote_offset),
-            msg.store_timestamp,
+            store_timestamp,
             queue_offset,
         )
-        if tran_type not in _NO_QUEUE_OFFSET:
+        if in_queue:
             table[key] = queue_offset + 1
         return result
 

@@ -67,6 +67,11 @@ if TYPE_CHECKING:
 _LONG = struct.Struct(">q")
 
 
+def _max_filter_bytes(max_msg_nums: int) -> int:
+    """How many bytes of ConsumeQueue units one get_message scans at most (Java: ``maxFilterMessageCount``)."""
+    return max(16000, max_msg_nums * CQ_STORE_UNIT_SIZE)
+
+
 @dataclass(slots=True)
 class RecoveryReport:
     """What ``load`` found and repaired."""
@@ -650,7 +655,8 @@ class DefaultMessageStore:
             status = GetMessageStatus.OFFSET_OVERFLOW_BADLY
             next_begin = self._next_offset_correction(offset, min_offset if min_offset == 0 else max_offset)
         else:
-            buffer = queue.get_index_buffer(offset)
+            # Only the units the scan below can reach (max_filter_bytes) are read.
+            buffer = queue.get_index_buffer(offset, max_size=_max_filter_bytes(max_msg_nums))
             if buffer is None:
                 status = GetMessageStatus.OFFSET_FOUND_NULL
                 next_begin = self._next_offset_correction(offset, queue.roll_next_file(offset))
@@ -679,7 +685,7 @@ class DefaultMessageStore:
         status = GetMessageStatus.NO_MATCHED_MESSAGE
         next_phy_file_start = None
         max_phy_offset_pulling = 0
-        max_filter_bytes = max(16000, max_msg_nums * CQ_STORE_UNIT_SIZE)
+        max_filter_bytes = _max_filter_bytes(max_msg_nums)
         data = buffer.data
         limit = min(len(data), max_filter_bytes)
         memory = self.runtime.total_physical_memory * self.config.access_message_in_memory_max_ratio // 100

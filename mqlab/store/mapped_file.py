@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mqlab.store.transient_store_pool import TransientStorePool
 
 OS_PAGE_SIZE = 1024 * 4
+_ZERO_CHUNK = bytes(1 << 20)  # erase_after's default chunk, all zeros
 
 
 class AppendMessageCallback(Protocol):
@@ -69,6 +70,7 @@ class MappedFile(ReferenceResource):
         self.file_name = str(file_name)
         self.file_size = file_size
         self.runtime = runtime
+        self._now_ms = runtime.clock.now_ms  # the clock's own method: one frame less than Runtime.now_ms per call
         try:
             self.file_from_offset = int(self.file.name)
         except ValueError as exc:
@@ -202,8 +204,9 @@ class MappedFile(ReferenceResource):
         buffer = self.write_buffer if self.write_buffer is not None else self.mapped_byte_buffer
         result = callback.do_append(self.file_from_offset, buffer, current_pos, self.file_size - current_pos, msg)
         self.wrote_position += result.wrote_bytes
-        self.store_timestamp = result.store_timestamp
-        self.last_modified_ms = self.runtime.now_ms()
+        store_timestamp = self.store_timestamp = result.store_timestamp
+        # The store time was read from the runtime's clock just before, under the put lock: reuse it.
+        self.last_modified_ms = store_timestamp if store_timestamp > 0 else self._now_ms()
         return result
 
     append_messages = append_message
@@ -219,7 +222,7 @@ class MappedFile(ReferenceResource):
             return False
         self.mapped_byte_buffer[current_pos:end] = data
         self.wrote_position = end
-        self.last_modified_ms = self.runtime.now_ms()
+        self.last_modified_ms = self._now_ms()
         return True
 
     # -- commit and flush ----------------------------------------------------------------------------------------
@@ -311,6 +314,9 @@ class MappedFile(ReferenceResource):
         end = self.file_size
         while end > pos:
             low = max(pos, end - chunk)
+            if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
+                end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
+                continue
             piece = buf[low:end].rstrip(b"\x00")
             if piece:
                 end = low + len(piece)

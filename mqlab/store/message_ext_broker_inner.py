@@ -12,6 +12,11 @@ from mqlab.common.message.message import Message
 from mqlab.common.message.message_decoder import message_properties2string, string2message_properties
 from mqlab.common.message.message_ext import MessageExt
 
+# Tags codes already computed: a store sees few distinct tags, and every put and every dispatch asks for one.
+# Bounded (emptied when full), so unusual workloads with unique tags cannot grow it.
+_TAGS_CODE_CACHE: dict[str, int] = {}
+_TAGS_CODE_CACHE_MAX = 4096
+
 
 class MessageExtBrokerInner(MessageExt):
     """The store's input: ``properties_string`` is what gets written, ``tags_code`` what the ConsumeQueue gets."""
@@ -37,7 +42,12 @@ class MessageExtBrokerInner(MessageExt):
         """
         if not tags:
             return 0
-        return java_string_hash(tags)
+        code = _TAGS_CODE_CACHE.get(tags)
+        if code is None:
+            if len(_TAGS_CODE_CACHE) >= _TAGS_CODE_CACHE_MAX:
+                _TAGS_CODE_CACHE.clear()
+            code = _TAGS_CODE_CACHE[tags] = java_string_hash(tags)
+        return code
 
     @classmethod
     def from_client_message(

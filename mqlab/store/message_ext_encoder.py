@@ -24,6 +24,19 @@ _BATCH_HEAD = struct.Struct(">iiiii")  # inner message: TOTALSIZE, MAGICCODE, BO
 _PROPERTY_SEPARATOR = 0x02
 
 
+# UTF-8 bytes of each topic seen: a store sees few topics, and every put would encode its topic again.
+_TOPIC_BYTES: dict[str, bytes] = {}
+_TOPIC_BYTES_MAX = 4096
+
+
+def _topic_bytes(topic: str) -> bytes:
+    """Encode a topic and remember it (bounded: emptied when full)."""
+    if len(_TOPIC_BYTES) >= _TOPIC_BYTES_MAX:
+        _TOPIC_BYTES.clear()
+    encoded = _TOPIC_BYTES[topic] = topic.encode("utf-8")
+    return encoded
+
+
 class MessageSizeExceededError(ValueError):
     """A batch whose records exceed ``maxMessageSize`` (Java throws a RuntimeException with this text)."""
 
@@ -42,7 +55,10 @@ class MessageExtEncoder:
         properties = msg.properties_string.encode("utf-8") if msg.properties_string else b""
         if len(properties) > layout.PROPERTIES_MAX_BYTES:
             return PutMessageResult(PutMessageStatus.PROPERTIES_SIZE_EXCEEDED)
-        topic = (msg.topic or "").encode("utf-8")
+        topic_name = msg.topic or ""
+        topic = _TOPIC_BYTES.get(topic_name)
+        if topic is None:
+            topic = _topic_bytes(topic_name)
         body = msg.body or b""
         length = layout.cal_msg_length(msg.sys_flag, len(body), len(topic), len(properties))
         if length > self.max_message_size:

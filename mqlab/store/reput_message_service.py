@@ -85,7 +85,8 @@ class ReputMessageService(ServiceThread):
                 if request.success:
                     if size > 0:
                         self.do_dispatch(request)
-                        self._notify_arriving(request)
+                        if self.message_arriving_listener is not None:  # checked here too: no call without one
+                            self._notify_arriving(request)
                         self.reput_from_offset += size
                         read_size += size
                         dispatched += 1

@@ -267,3 +267,18 @@ def test_the_search_stays_inside_the_first_file_modified_at_or_after_the_time(ti
     assert after - results[19].store_timestamp < results[20].store_timestamp - after
     assert store.get_offset_in_queue_by_time(TOPIC, 0, after) == 20
     assert store.get_offset_in_queue_by_time(TOPIC, 0, after - 1) == 19
+
+
+def test_get_index_buffer_with_max_size_returns_a_prefix_of_the_same_units(bare_queue):
+    queue = bare_queue(size=CQ_STORE_UNIT_SIZE * 10)
+    for n in range(6):
+        assert queue.put_message_position_info(1000 + 100 * n, 100, n, n)
+    for start in range(7):
+        whole = queue.get_index_buffer(start)
+        for max_size in (CQ_STORE_UNIT_SIZE, 3 * CQ_STORE_UNIT_SIZE, 1000):
+            capped = queue.get_index_buffer(start, max_size=max_size)
+            if whole is None:
+                assert capped is None
+            else:
+                assert capped.start_offset == whole.start_offset
+                assert capped.data == whole.data[:max_size]

@@ -102,16 +102,13 @@ def string2message_properties(properties: str | None, map_factory: Callable[[], 
     result = map_factory()
     if properties is None:
         return result
-    length, index = len(properties), 0
-    while index < length:
-        new_index = properties.find(PROPERTY_SEPARATOR, index)
-        if new_index < 0:
-            new_index = length
-        if new_index - index >= 3:
-            kv_sep = properties.find(NAME_VALUE_SEPARATOR, index)
-            if index < kv_sep < new_index - 1:
-                result[properties[index:kv_sep]] = properties[kv_sep + 1 : new_index]
-        index = new_index + 1
+    # Java walks the string with indexOf; splitting it first visits the same segments in the same order, and
+    # partition finds the same (first) name-value separator in each, with C-level loops.
+    for segment in properties.split(PROPERTY_SEPARATOR):
+        if len(segment) >= 3:
+            name, sep, value = segment.partition(NAME_VALUE_SEPARATOR)
+            if sep and name and value:
+                result[name] = value
     return result
 
 

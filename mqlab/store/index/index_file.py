@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mqlab.common.jdk.string_hash import java_int_abs, java_string_hash
+from mqlab.common.jdk.string_hash import java_string_hash
 from mqlab.store.index.index_header import INDEX_HEADER_SIZE, IndexHeader
 from mqlab.store.mapped_file import MappedFile
 
@@ -37,6 +37,7 @@ HASH_SLOT_SIZE = 4
 INDEX_SIZE = 20
 INVALID_INDEX = 0
 _INT_MAX = 2**31 - 1
+_INT_MIN = -(2**31)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +76,10 @@ def index_key_hash(key: str) -> int:
 
     Java: IndexFile#indexKeyHashMethod
     """
-    key_hash = java_int_abs(java_string_hash(key))
-    return key_hash if key_hash >= 0 else 0
+    key_hash = java_string_hash(key)
+    if key_hash >= 0:
+        return key_hash
+    return -key_hash if key_hash != _INT_MIN else 0  # Math.abs(Integer.MIN_VALUE) stays negative
 
 
 def slot_pos_of(key_hash: int, hash_slot_num: int) -> int:
@@ -143,6 +146,9 @@ class IndexFile:
         self.hash_slot_num = hash_slot_num
         self.index_num = index_num
         self.index_header = IndexHeader(self.mapped_byte_buffer)
+        self._entries_pos = abs_index_pos(hash_slot_num, 0)  # where entry 0 would start
+        # The last (store time, begin time) -> timeDiff computed: a record's keys share one store time.
+        self._last_time_diff = (None, None, 0)
         # A file that continues a full one starts where that one ended, so buildIndex's "already indexed" check
         # and the time-range check of a query keep working across the boundary before the first entry lands.
         if end_phy_offset > 0:
@@ -201,44 +207,43 @@ class IndexFile:
         Java: IndexFile#putKey
         """
         header = self.index_header
-        if header.index_count >= self.index_num:
+        index_count = header.index_count
+        if index_count >= self.index_num:
             return False
+        buf = self.mapped_byte_buffer
         key_hash = self.index_key_hash_method(key)
-        slot_position = abs_slot_pos(slot_pos_of(key_hash, self.hash_slot_num))
-        slot_value = _SLOT.unpack_from(self.mapped_byte_buffer, slot_position)[0]
+        slot_position = INDEX_HEADER_SIZE + (key_hash % self.hash_slot_num) * HASH_SLOT_SIZE  # abs_slot_pos
+        slot_value = _SLOT.unpack_from(buf, slot_position)[0]
         # A value that cannot be an entry of this file (a half-written or foreign slot) counts as an empty slot.
-        if slot_value <= INVALID_INDEX or slot_value > header.index_count:
+        if slot_value <= INVALID_INDEX or slot_value > index_count:
             slot_value = INVALID_INDEX
         time_diff = self._time_diff_seconds(store_timestamp)
-        index_position = abs_index_pos(self.hash_slot_num, header.index_count)
-        _ENTRY.pack_into(self.mapped_byte_buffer, index_position, key_hash, phy_offset, time_diff, slot_value)
-        _SLOT.pack_into(self.mapped_byte_buffer, slot_position, header.index_count)
+        index_position = self._entries_pos + index_count * INDEX_SIZE  # abs_index_pos
+        _ENTRY.pack_into(buf, index_position, key_hash, phy_offset, time_diff, slot_value)
+        _SLOT.pack_into(buf, slot_position, index_count)
         # The first entry fixes where the file begins. In a rolled file its timeDiff was computed against the
         # inherited beginTimestamp just above; both are Java's order, kept as is.
-        if header.index_count <= 1:
-            header.begin_phy_offset = phy_offset
-            header.begin_timestamp = store_timestamp
-        if slot_value == INVALID_INDEX:
-            header.inc_hash_slot_count()
-        header.inc_index_count()
-        header.end_phy_offset = phy_offset
-        header.end_timestamp = store_timestamp
+        header.entry_added(phy_offset, store_timestamp, new_slot=slot_value == INVALID_INDEX)
         return True
 
     def _time_diff_seconds(self, store_timestamp: int) -> int:
         """Whole seconds after ``beginTimestamp``: 0 for a file with no begin time or a store time before it."""
         begin = self.index_header.begin_timestamp
+        last_store, last_begin, last_diff = self._last_time_diff
+        if store_timestamp == last_store and begin == last_begin:
+            return last_diff  # the record's previous key
         time_diff = _java_long_div(store_timestamp - begin, 1000)
         if begin <= 0:
-            return 0
-        if time_diff > _INT_MAX:
-            return _INT_MAX
-        return max(time_diff, 0)
+            time_diff = 0
+        elif time_diff > _INT_MAX:
+            time_diff = _INT_MAX
+        else:
+            time_diff = max(time_diff, 0)
+        self._last_time_diff = (store_timestamp, begin, time_diff)
+        return time_diff
 
-    @staticmethod
-    def index_key_hash_method(key: str) -> int:
-        """The key's hash as stored. Java: IndexFile#indexKeyHashMethod (see ``index_key_hash``)."""
-        return index_key_hash(key)
+    # The key's hash as stored. Java: IndexFile#indexKeyHashMethod (the module function, without a wrapper frame).
+    index_key_hash_method = staticmethod(index_key_hash)
 
     # -- header values -------------------------------------------------------------------------------------------
     @property

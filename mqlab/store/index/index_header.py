@@ -49,6 +49,8 @@ HEADER_FIELDS: tuple[HeaderField, ...] = (
 
 _STRUCTS = {f.attr: struct.Struct(">" + f.code) for f in HEADER_FIELDS}
 _OFFSETS = {f.attr: f.offset for f in HEADER_FIELDS}
+_HEADER = struct.Struct(">" + "".join(f.code for f in HEADER_FIELDS))  # all six fields, in order
+assert _HEADER.size == INDEX_HEADER_SIZE and [f.offset for f in HEADER_FIELDS] == sorted(_OFFSETS.values())
 
 
 def decode_header(buf: Any) -> dict[str, int]:
@@ -59,18 +61,23 @@ def decode_header(buf: Any) -> dict[str, int]:
     return {f.attr: _STRUCTS[f.attr].unpack_from(buf, f.offset)[0] for f in HEADER_FIELDS}
 
 
-def _write_through(attr: str, doc: str) -> property:
-    """A property that keeps the value in memory and writes it into the header bytes on assignment."""
-    slot = "_" + attr
+class _WriteThrough:
+    """A field whose assignment also writes the header bytes; reading it is a plain attribute read.
 
-    def getter(self: IndexHeader) -> int:
-        return getattr(self, slot)
+    The descriptor defines ``__set__`` but no ``__get__``: Python then stores nothing special for reads and finds
+    the value in the instance ``__dict__`` (where ``__set__`` puts it), as fast as any attribute. A ``property``
+    would run a Python getter on every read, and the index reads these fields for every key.
+    """
 
-    def setter(self: IndexHeader, value: int) -> None:
-        setattr(self, slot, value)
-        _STRUCTS[attr].pack_into(self.byte_buffer, _OFFSETS[attr], value)
+    def __init__(self, attr: str, doc: str):
+        self.attr = attr
+        self.__doc__ = doc
+        self._struct = _STRUCTS[attr]
+        self._offset = _OFFSETS[attr]
 
-    return property(getter, setter, doc=doc)
+    def __set__(self, header: IndexHeader, value: int) -> None:
+        header.__dict__[self.attr] = value
+        self._struct.pack_into(header.byte_buffer, self._offset, value)
 
 
 class IndexHeader:
@@ -78,24 +85,22 @@ class IndexHeader:
 
     Assigning ``begin_timestamp``, ``end_timestamp``, ``begin_phy_offset`` or ``end_phy_offset`` writes the bytes
     at once (Java's setters). The two counters change only through ``inc_hash_slot_count`` and
-    ``inc_index_count``. A new header starts with ``index_count`` 1 in memory while the bytes still hold 0: entry
-    number 0 is never used, so 0 on disk reads back as 1 (``load``).
+    ``inc_index_count``, and all six through ``entry_added``. A new header starts with ``index_count`` 1 in memory
+    while the bytes still hold 0: entry number 0 is never used, so 0 on disk reads back as 1 (``load``).
 
     Args:
         byte_buffer: the mapped file (writable); the header occupies bytes 0-39.
     """
 
-    begin_timestamp = _write_through("begin_timestamp", "Store time (ms) of the first message indexed.")
-    end_timestamp = _write_through("end_timestamp", "Store time (ms) of the last message indexed.")
-    begin_phy_offset = _write_through("begin_phy_offset", "CommitLog offset of the first message indexed.")
-    end_phy_offset = _write_through("end_phy_offset", "CommitLog offset of the last message indexed.")
+    begin_timestamp = _WriteThrough("begin_timestamp", "Store time (ms) of the first message indexed.")
+    end_timestamp = _WriteThrough("end_timestamp", "Store time (ms) of the last message indexed.")
+    begin_phy_offset = _WriteThrough("begin_phy_offset", "CommitLog offset of the first message indexed.")
+    end_phy_offset = _WriteThrough("end_phy_offset", "CommitLog offset of the last message indexed.")
 
     def __init__(self, byte_buffer: Any):
         self.byte_buffer = byte_buffer
-        self._begin_timestamp = 0
-        self._end_timestamp = 0
-        self._begin_phy_offset = 0
-        self._end_phy_offset = 0
+        # In memory only (the bytes of a new file are zero already; a loaded file's are read by ``load``).
+        self.__dict__.update(begin_timestamp=0, end_timestamp=0, begin_phy_offset=0, end_phy_offset=0)
         self.hash_slot_count = 0
         self.index_count = 1
 
@@ -105,20 +110,43 @@ class IndexHeader:
         Java: IndexHeader#load
         """
         values = decode_header(self.byte_buffer)
-        self._begin_timestamp = values["begin_timestamp"]
-        self._end_timestamp = values["end_timestamp"]
-        self._begin_phy_offset = values["begin_phy_offset"]
-        self._end_phy_offset = values["end_phy_offset"]
-        self.hash_slot_count = values["hash_slot_count"]
-        self.index_count = values["index_count"] if values["index_count"] > 0 else 1
+        values["index_count"] = max(values["index_count"], 1)
+        self.__dict__.update(values)
 
     def update_byte_buffer(self) -> None:
         """Write all six in-memory values into the bytes.
 
         Java: IndexHeader#updateByteBuffer
         """
-        for f in HEADER_FIELDS:
-            _STRUCTS[f.attr].pack_into(self.byte_buffer, f.offset, getattr(self, f.attr))
+        _HEADER.pack_into(self.byte_buffer, 0, *(getattr(self, f.attr) for f in HEADER_FIELDS))
+
+    def entry_added(self, phy_offset: int, store_timestamp: int, *, new_slot: bool) -> None:
+        """Account for one more entry and write the whole header once.
+
+        Java: the header updates at the end of IndexFile#putKey: ``setBeginPhyOffset``/``setBeginTimestamp`` for
+        the first entry, ``incHashSlotCount`` when the slot was empty, ``incIndexCount``, ``setEndPhyOffset`` and
+        ``setEndTimestamp``. Java writes each field as it changes; the bytes after the last write are the same
+        as one pack of all six in-memory values, which costs one call instead of six.
+        """
+        values = self.__dict__  # assigning through it skips the per-field writes of the descriptors
+        if self.index_count <= 1:
+            values["begin_phy_offset"] = phy_offset
+            values["begin_timestamp"] = store_timestamp
+        if new_slot:
+            self.hash_slot_count += 1
+        self.index_count += 1
+        values["end_phy_offset"] = phy_offset
+        values["end_timestamp"] = store_timestamp
+        _HEADER.pack_into(
+            self.byte_buffer,
+            0,
+            values["begin_timestamp"],
+            store_timestamp,
+            values["begin_phy_offset"],
+            phy_offset,
+            self.hash_slot_count,
+            self.index_count,
+        )
 
     def inc_hash_slot_count(self) -> None:
         """One more slot is in use; written through.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mqlab.common.message import message_const as mc
-from mqlab.common.sysflag.message_sys_flag import MessageSysFlag, get_transaction_value
+from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.common.util_all import time_millis_to_human_string
 from mqlab.store.config import store_path_config_helper as paths
 from mqlab.store.dispatch_request import DispatchRequest
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from mqlab.store.store_checkpoint import StoreCheckpoint
 
 MAX_TRY_IDX_CREATE = 3
-_ROLLBACK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
+_ROLLBACK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)  # also the mask of the transaction bits
 
 
 class IndexService:
@@ -213,7 +213,7 @@ class IndexService:
             return
         if req.commit_log_offset < index_file.end_phy_offset:
             return
-        if get_transaction_value(req.sys_flag) == _ROLLBACK:
+        if req.sys_flag & _ROLLBACK == _ROLLBACK:  # MessageSysFlag#getTransactionValue, with a plain int mask
             return
         if req.uniq_key is not None:
             index_file = self._put_key(index_file, req, self.build_key(req.topic, req.uniq_key))

@@ -310,3 +310,15 @@ def test_order_equals_the_bucket_rule_model(operations):
         assert list(real) == model.order()
         assert real.capacity == model.capacity
         assert dict(real) == {k: v for k, (v, _) in model.entries.items()}
+
+
+def test_the_hash_code_cache_of_string_keys_stays_bounded_and_keeps_answers_right():
+    from mqlab.common.jdk import hash_map
+
+    m: JavaHashMap[str, int] = JavaHashMap()
+    limit = hash_map._STRING_HASH_CACHE_LIMIT
+    for i in range(limit + 10):
+        m[f"key-{i}"] = i
+    assert len(hash_map._SPREAD_CACHE) <= limit and len(hash_map._STRING_HASH_CACHE) <= limit
+    assert all(m.get(f"key-{i}") == i for i in range(0, limit + 10, 97))
+    assert m.get("absent") is None and m.get("absent", 7) == 7 and "absent" not in m and "key-3" in m

@@ -92,3 +92,23 @@ def test_compare_agrees_with_utf16_ordering(a, b):
     result = java_string_compare(a, b)
     assert (result > 0) == expected
     assert (result == 0) == (a == b)
+
+
+def _horner(s: str) -> int:
+    """The textbook loop, as the reference for the one-pass sum."""
+    h = 0
+    for c in utf16_code_units(s):
+        h = (31 * h + c) & 0xFFFFFFFF
+    return to_int32(h)
+
+
+@given(st.text(max_size=300))
+def test_java_string_hash_matches_the_loop_at_any_length(text):
+    # Up to 256 code units the hash is one dot product with precomputed powers of 31; longer strings loop.
+    assert java_string_hash(text) == _horner(text)
+
+
+@pytest.mark.parametrize("length", [0, 1, 255, 256, 257, 1000])
+def test_java_string_hash_around_the_power_table_size(length):
+    text = "".join(chr(33 + (i * 7) % 90) for i in range(length))
+    assert java_string_hash(text) == _horner(text)

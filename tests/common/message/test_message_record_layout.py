@@ -262,3 +262,63 @@ def test_decode_skips_the_body_when_asked():
     assert end == 204
     assert record.body == b""
     assert record.topic == b"TopicTest"
+
+
+# -- decode_dispatch_fields: the store's fast path must agree with decode_raw --------------------------------------
+def _dispatch_view(raw: layout.RawRecord, buf: bytes, offset: int) -> tuple:
+    """What decode_dispatch_fields returns, rebuilt from decode_raw's fields (positions recomputed)."""
+    body_start = offset + 88
+    topic_start = body_start + raw.body_length + 1
+    properties_start = topic_start + len(raw.topic) + 2
+    return (
+        raw.body_crc,
+        raw.queue_id,
+        raw.queue_offset,
+        raw.physical_offset,
+        raw.sys_flag,
+        raw.store_timestamp,
+        raw.prepared_transaction_offset,
+        body_start,
+        raw.body_length,
+        topic_start,
+        len(raw.topic),
+        properties_start,
+        len(raw.properties),
+    )
+
+
+def _check_dispatch_fields(buf: bytes, offset: int) -> None:
+    total = struct.unpack_from(">i", buf, offset)[0] if offset + 4 <= len(buf) else 0
+    fast = layout.decode_dispatch_fields(buf, offset, total)
+    try:
+        raw = layout.decode_raw(buf, offset)
+    except MessageFormatError:
+        assert fast is None  # a record decode_raw rejects is never taken by the fast path
+        return
+    if raw.sys_flag & 0x30:
+        assert fast is None  # IPv6 hosts are left to decode_raw
+    else:
+        assert fast == _dispatch_view(raw, buf, offset)
+
+
+@given(commit_log_records(), st.integers(0, 3))
+def test_decode_dispatch_fields_agrees_with_decode_raw(record, pad):
+    data = bytes(pad) + layout.encode(record) + bytes(pad)
+    _check_dispatch_fields(data, pad)
+
+
+@given(commit_log_records(), st.data())
+def test_decode_dispatch_fields_refuses_what_decode_raw_refuses(record, data):
+    encoded = bytearray(layout.encode(record))
+    mutation = data.draw(st.sampled_from(["truncate", "total", "body", "topic", "properties"]))
+    if mutation == "truncate":
+        encoded = encoded[: data.draw(st.integers(8, len(encoded) - 1))]
+    elif mutation == "total":
+        struct.pack_into(">i", encoded, 0, data.draw(st.integers(-5, len(encoded) + 5)))
+    else:
+        spans = {s.field.name: s for s in layout.spans(record.sys_flag, len(record.body), len(record.topic), 1)}
+        name = {"body": "BODY", "topic": "TOPIC", "properties": "PROPERTIES"}[mutation]
+        code = {"body": ">i", "topic": ">b", "properties": ">h"}[mutation]
+        limits = {"body": (-3, 2**31 - 1), "topic": (-128, 127), "properties": (-(2**15), 2**15 - 1)}[mutation]
+        struct.pack_into(code, encoded, spans[name].offset, data.draw(st.integers(*limits)))
+    _check_dispatch_fields(bytes(encoded), 0)

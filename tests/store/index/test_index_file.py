@@ -338,3 +338,58 @@ def test_the_file_time_range_overlap(make_file):
     assert matched(T0 - 5000, T0)  # end on the begin
     assert not matched(T0 + 10_001, T0 + 20_000)
     assert not matched(T0 - 5000, T0 - 1)
+
+
+# -- one header write per entry --------------------------------------------------------------------------------------
+def _java_time_diff(store_timestamp: int, begin: int) -> int:
+    """IndexFile#putKey's timeDiff, written out as Java computes it (long division truncating toward zero)."""
+    if begin <= 0:
+        return 0
+    diff = abs(store_timestamp - begin) // 1000 * (1 if store_timestamp >= begin else -1)
+    return min(max(diff, 0), INT_MAX)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 9_000), st.integers(-3_000, 9_000)), max_size=12),
+    st.sampled_from([(0, 0), (500, T0)]),
+)
+def test_every_put_leaves_the_header_and_entry_java_would_leave(puts, inherited):
+    """The header is packed once per entry (and the timeDiff reused between a record's keys); the bytes after each
+    put must be those of Java's field-by-field writes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        world = SimulatedWorld(seed=1)
+        rt = world.runtime("idx")
+        index_file = IndexFile(Path(tmp) / "20220415052000000", 4, 20, *inherited, runtime=rt)
+        try:
+            begin_ts, end_ts = inherited[1], inherited[1]
+            begin_phy, end_phy = inherited[0], inherited[0]
+            slots_used: set[int] = set()
+            for number, (key, phy, delta) in enumerate(puts, start=1):
+                store_timestamp = T0 + delta
+                assert index_file.put_key(f"T#{key}", phy, store_timestamp)
+                entry = index_file.read_entry(number)
+                assert entry.time_diff == _java_time_diff(store_timestamp, begin_ts)
+                if number == 1:
+                    begin_ts, begin_phy = store_timestamp, phy
+                end_ts, end_phy = store_timestamp, phy
+                slots_used.add(slot_pos_of(index_key_hash(f"T#{key}"), 4))
+                assert decode_header(index_file.mapped_byte_buffer) == {
+                    "begin_timestamp": begin_ts,
+                    "end_timestamp": end_ts,
+                    "begin_phy_offset": begin_phy,
+                    "end_phy_offset": end_phy,
+                    "hash_slot_count": len(slots_used),
+                    "index_count": number + 1,
+                }
+        finally:
+            index_file.close()
+
+
+def test_header_fields_read_as_attributes_and_assignment_still_writes_through(make_file):
+    index_file = make_file()
+    header = index_file.index_header
+    header.end_phy_offset = 4242
+    assert header.end_phy_offset == 4242
+    assert decode_header(index_file.mapped_byte_buffer)["end_phy_offset"] == 4242
+    assert "end_phy_offset" in vars(header)  # a plain instance attribute: no getter runs on reads
