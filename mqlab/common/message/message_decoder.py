@@ -177,7 +177,7 @@ def decode(
         MessageFormatError: truncated record, bad magic code, inconsistent lengths, or (with ``check_crc``) a body
             whose CRC does not match BODYCRC.
     """
-    record, _ = layout.decode(buf, offset, read_body=read_body, where=where)
+    record = layout.decode_raw(buf, offset, read_body=read_body, where=where)
     if check_crc and read_body and util_all.crc32(record.body) != record.body_crc:
         raise BodyCrcMismatchError(
             f"BODYCRC is {record.body_crc} but the body's CRC is {util_all.crc32(record.body)}",
@@ -194,14 +194,14 @@ def decode(
     msg.commit_log_offset = record.physical_offset
     msg.sys_flag = record.sys_flag
     msg.born_timestamp = record.born_timestamp
-    msg.born_host = record.born_host
+    msg.born_host = _host(record.born_host, "BORNHOST", offset, 0, where)
     msg.store_timestamp = record.store_timestamp
-    msg.store_host = record.store_host
+    msg.store_host = _host(record.store_host, "STOREHOSTADDRESS", offset, record.sys_flag, where)
     msg.reconsume_times = record.reconsume_times
     msg.prepared_transaction_offset = record.prepared_transaction_offset
     if read_body and record.body:
         body = record.body
-        if decompress_body and record.sys_flag & MessageSysFlag.COMPRESSED_FLAG:
+        if decompress_body and record.sys_flag & _COMPRESSED:
             try:
                 body = util_all.uncompress(body)
             except Exception as exc:  # zlib.error: the flag says compressed but the bytes are not a zlib stream
@@ -212,8 +212,29 @@ def decode(
     msg.topic = record.topic.decode("utf-8", "replace")
     if record.properties:
         msg.properties = string2message_properties(record.properties.decode("utf-8", "replace"))
-    msg.msg_id = create_message_id(record.store_host, record.physical_offset)
+    # The offset message id is the stored host field (address + 4-byte port) then the offset, in hex: the same
+    # bytes create_message_id builds from the host object.
+    msg.msg_id = (record.store_host + record.physical_offset.to_bytes(8, "big", signed=True)).hex().upper()
     return msg
+
+
+# Host fields already turned into addresses: a pull brings many records from few hosts, and the address objects
+# are immutable. Bounded (emptied when full).
+_HOSTS: dict[bytes, InetSocketAddress] = {}
+_HOSTS_LIMIT = 4096
+_COMPRESSED = int(MessageSysFlag.COMPRESSED_FLAG)
+
+
+def _host(raw: bytes, name: str, offset: int, sys_flag: int, where: str) -> InetSocketAddress:
+    """The address in a stored host field; an impossible one raises the layout's named error."""
+    address = _HOSTS.get(raw)
+    if address is None:
+        position = offset + layout.position_of(name, sys_flag)
+        address = layout.host_from_field(raw, name=name, position=position, where=where)
+        if len(_HOSTS) >= _HOSTS_LIMIT:
+            _HOSTS.clear()
+        _HOSTS[raw] = address
+    return address
 
 
 def client_decode(buf: bytes | memoryview, offset: int = 0, read_body: bool = True) -> MessageExt:

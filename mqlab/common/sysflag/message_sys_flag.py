@@ -21,6 +21,9 @@ class MessageSysFlag(IntFlag):
 
 
 TRANSACTION_NOT_TYPE = 0x0
+# As plain ints: int & IntFlag goes through the enum's slow reflected operator (and returns an IntFlag).
+_TRANSACTION_MASK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
+_COMPRESSED = int(MessageSysFlag.COMPRESSED_FLAG)
 
 
 def get_transaction_value(flag: int) -> int:
@@ -28,7 +31,7 @@ def get_transaction_value(flag: int) -> int:
 
     Java: MessageSysFlag#getTransactionValue
     """
-    return flag & MessageSysFlag.TRANSACTION_ROLLBACK_TYPE
+    return flag & _TRANSACTION_MASK
 
 
 def reset_transaction_value(flag: int, transaction_type: int) -> int:
@@ -36,7 +39,7 @@ def reset_transaction_value(flag: int, transaction_type: int) -> int:
 
     Java: MessageSysFlag#resetTransactionValue
     """
-    return (flag & ~int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)) | transaction_type
+    return (flag & ~_TRANSACTION_MASK) | transaction_type
 
 
 def clear_compressed_flag(flag: int) -> int:
@@ -44,7 +47,7 @@ def clear_compressed_flag(flag: int) -> int:
 
     Java: MessageSysFlag#clearCompressedFlag
     """
-    return flag & ~int(MessageSysFlag.COMPRESSED_FLAG)
+    return flag & ~_COMPRESSED
 
 
 def host_length(sys_flag: int, v6_flag: int) -> int:

@@ -21,6 +21,15 @@ class PullSysFlag(IntFlag):
     FLAG_LITE_PULL_MESSAGE = 0x1 << 4
 
 
+# The bits as plain ints: an int combined with an IntFlag member goes through the enum's slow reflected operators
+# (and would return an IntFlag), and these run for every pull on both sides.
+_COMMIT_OFFSET = int(PullSysFlag.FLAG_COMMIT_OFFSET)
+_SUSPEND = int(PullSysFlag.FLAG_SUSPEND)
+_SUBSCRIPTION = int(PullSysFlag.FLAG_SUBSCRIPTION)
+_CLASS_FILTER = int(PullSysFlag.FLAG_CLASS_FILTER)
+_LITE_PULL_MESSAGE = int(PullSysFlag.FLAG_LITE_PULL_MESSAGE)
+
+
 def build_sys_flag(
     commit_offset: bool,
     suspend: bool,
@@ -31,43 +40,43 @@ def build_sys_flag(
     """Combine the flags. Java: PullSysFlag#buildSysFlag (both overloads)."""
     flag = 0
     if commit_offset:
-        flag |= PullSysFlag.FLAG_COMMIT_OFFSET
+        flag |= _COMMIT_OFFSET
     if suspend:
-        flag |= PullSysFlag.FLAG_SUSPEND
+        flag |= _SUSPEND
     if subscription:
-        flag |= PullSysFlag.FLAG_SUBSCRIPTION
+        flag |= _SUBSCRIPTION
     if class_filter:
-        flag |= PullSysFlag.FLAG_CLASS_FILTER
+        flag |= _CLASS_FILTER
     if lite_pull:
-        flag |= PullSysFlag.FLAG_LITE_PULL_MESSAGE
-    return int(flag)
+        flag |= _LITE_PULL_MESSAGE
+    return flag
 
 
 def clear_commit_offset_flag(sys_flag: int) -> int:
     """Java: PullSysFlag#clearCommitOffsetFlag (a pull sent to a slave never commits)."""
-    return sys_flag & ~int(PullSysFlag.FLAG_COMMIT_OFFSET)
+    return sys_flag & ~_COMMIT_OFFSET
 
 
 def has_commit_offset_flag(sys_flag: int) -> bool:
     """Java: PullSysFlag#hasCommitOffsetFlag."""
-    return bool(sys_flag & PullSysFlag.FLAG_COMMIT_OFFSET)
+    return bool(sys_flag & _COMMIT_OFFSET)
 
 
 def has_suspend_flag(sys_flag: int) -> bool:
     """Java: PullSysFlag#hasSuspendFlag."""
-    return bool(sys_flag & PullSysFlag.FLAG_SUSPEND)
+    return bool(sys_flag & _SUSPEND)
 
 
 def has_subscription_flag(sys_flag: int) -> bool:
     """Java: PullSysFlag#hasSubscriptionFlag."""
-    return bool(sys_flag & PullSysFlag.FLAG_SUBSCRIPTION)
+    return bool(sys_flag & _SUBSCRIPTION)
 
 
 def has_class_filter_flag(sys_flag: int) -> bool:
     """Java: PullSysFlag#hasClassFilterFlag."""
-    return bool(sys_flag & PullSysFlag.FLAG_CLASS_FILTER)
+    return bool(sys_flag & _CLASS_FILTER)
 
 
 def has_lite_pull_flag(sys_flag: int) -> bool:
     """Java: PullSysFlag#hasLitePullFlag."""
-    return bool(sys_flag & PullSysFlag.FLAG_LITE_PULL_MESSAGE)
+    return bool(sys_flag & _LITE_PULL_MESSAGE)
