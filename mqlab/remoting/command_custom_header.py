@@ -66,6 +66,11 @@ def header_fields(cls: type[CommandCustomHeader]) -> tuple[HeaderField, ...]:
 
 def to_wire(value: Any) -> str:
     """A header value as Java's ``toString`` writes it."""
+    kind = type(value)
+    if kind is str:  # the usual values first, by exact type
+        return value
+    if kind is int:
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if hasattr(value, "name") and not isinstance(value, str | int):
@@ -87,6 +92,8 @@ def _parse(field: HeaderField, text: str) -> Any:
     if kind is bool:
         return text.lower() == "true"  # Boolean.parseBoolean
     if kind is int:
+        if text.isdigit():  # the usual case: plain decimal digits
+            return int(text)
         return int(text.strip()) if text.strip().lstrip("-+").isdigit() else int(text)
     if kind is float:
         return float(text)

@@ -87,6 +87,14 @@ if TYPE_CHECKING:
     from mqlab.runtime.runtime import Runtime
 
 COMPONENT = "MQClientAPIImpl"
+# processSendResponse's switch: the codes that still mean "stored", keyed by plain int (an enum member as a dict
+# key hashes through Python code).
+_SEND_STATUS_OF_CODE = {
+    int(ResponseCode.FLUSH_DISK_TIMEOUT): SendStatus.FLUSH_DISK_TIMEOUT,
+    int(ResponseCode.FLUSH_SLAVE_TIMEOUT): SendStatus.FLUSH_SLAVE_TIMEOUT,
+    int(ResponseCode.SLAVE_NOT_AVAILABLE): SendStatus.SLAVE_NOT_AVAILABLE,
+    int(ResponseCode.SUCCESS): SendStatus.SEND_OK,
+}
 # Java: the static sendSmartMsg (system property org.apache.rocketmq.client.sendSmartMsg, default true): single sends
 # use SEND_MESSAGE_V2 and its one-letter header; false falls back to SEND_MESSAGE (10) with the long names.
 SEND_SMART_MSG = True
@@ -453,13 +461,7 @@ class MQClientAPIImpl:
 
         Java: MQClientAPIImpl#processSendResponse
         """
-        statuses = {
-            ResponseCode.FLUSH_DISK_TIMEOUT: SendStatus.FLUSH_DISK_TIMEOUT,
-            ResponseCode.FLUSH_SLAVE_TIMEOUT: SendStatus.FLUSH_SLAVE_TIMEOUT,
-            ResponseCode.SLAVE_NOT_AVAILABLE: SendStatus.SLAVE_NOT_AVAILABLE,
-            ResponseCode.SUCCESS: SendStatus.SEND_OK,
-        }
-        send_status = statuses.get(response.code)
+        send_status = _SEND_STATUS_OF_CODE.get(response.code)
         if send_status is None:
             self._trace("sendResponse", addr=addr, code=response.code, remark=response.remark)
             raise self._broker_error(response, addr)
@@ -481,6 +483,8 @@ class MQClientAPIImpl:
             region_id=region_id if region_id else mix_all.DEFAULT_TRACE_REGION_ID,
             trace_on=ext.get(mc.PROPERTY_TRACE_SWITCH) != "false",
         )
+        if not self.runtime.trace.enabled:
+            return result
         self._trace(
             "sendResponse",
             addr=addr,
