@@ -119,7 +119,7 @@ class JavaHashMap(MutableMapping[K, V]):
         self._entries: dict[K, V] = {}
         self._hashes: dict[K, int] = {}  # key -> spread(hashCode)
         self._counts: list[int] = []  # keys per bucket
-        self._order: list[K] | None = None  # iteration order, until the keys change
+        self._order: tuple[K, ...] | None = None  # iteration order, until the keys change
         # Before the first put, threshold holds the initial capacity (0 = default), as in Java.
         self._threshold = table_size_for(initial_capacity) if initial_capacity > 0 else 0
         self._capacity = 0
@@ -176,11 +176,20 @@ class JavaHashMap(MutableMapping[K, V]):
         self._capacity = new_cap
         self._order = None
 
-    def _ordered(self) -> list[K]:
+    def _ordered(self) -> tuple[K, ...]:
         order = self._order
         if order is None:
-            mask, hashes = self._capacity - 1, self._hashes
-            order = self._order = sorted(self._entries, key=lambda key: hashes[key] & mask)  # stable: creation order
+            keys = tuple(self._entries)
+            cache_key = (keys, self._capacity)
+            order = _ITERATION_ORDER_CACHE.get(cache_key)
+            if order is None:
+                mask, hashes = self._capacity - 1, self._hashes
+                order = tuple(sorted(keys, key=lambda key: hashes[key] & mask))  # stable: creation order
+                if all(type(key) is str for key in keys):  # the order is a function of the keys and capacity
+                    if len(_ITERATION_ORDER_CACHE) >= _ORDER_CACHE_LIMIT:
+                        _ITERATION_ORDER_CACHE.clear()
+                    _ITERATION_ORDER_CACHE[cache_key] = order
+            self._order = order
         return order
 
     # -- Mapping protocol -------------------------------------------------------------------------------------
@@ -256,6 +265,9 @@ class JavaHashMap(MutableMapping[K, V]):
 # once per sequence: a remoting header's fields, for example, come in a handful of sequences.
 _ORDER_CACHE: dict[tuple[Any, ...], tuple[int, ...]] = {}
 _ORDER_CACHE_LIMIT = 1024
+# JavaHashMap's own iteration order by (keys in creation order, capacity), for maps of string keys: a message's
+# properties come in a few key sequences.
+_ITERATION_ORDER_CACHE: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
 def java_ordered_items(mapping: Mapping[K, V]) -> list[tuple[K, V]]:

@@ -61,7 +61,7 @@ def is_topic_or_group_illegal(name: str) -> bool:
 
     Java: TopicValidator#isTopicOrGroupIllegal
     """
-    return any(ch not in VALID_CHARS for ch in name)
+    return not VALID_CHARS.issuperset(name)
 
 
 def validate_topic(topic: str | None) -> tuple[ResponseCode, str] | None:
