@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqlab.common import util_all
+from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.message import message_const as mc
 from mqlab.common.message import message_record_layout as layout
 from mqlab.common.message.message_decoder import message_properties2string, string2message_properties
@@ -602,8 +603,7 @@ class CommitLog:
 
 
 # Topic names decoded from record bytes: a store sees few topics, and each record would decode its own copy.
-_TOPIC_CACHE: dict[bytes, str] = {}
-_TOPIC_CACHE_MAX = 4096
+_TOPIC_CACHE: BoundedCache[bytes, str] = BoundedCache()
 
 
 def _decode_topic(raw: Any) -> str:
@@ -612,9 +612,7 @@ def _decode_topic(raw: Any) -> str:
         raw = bytes(raw)  # a slice of a bytearray or memoryview: not usable as a key
     topic = _TOPIC_CACHE.get(raw)
     if topic is None:
-        if len(_TOPIC_CACHE) >= _TOPIC_CACHE_MAX:
-            _TOPIC_CACHE.clear()
-        topic = _TOPIC_CACHE[raw] = raw.decode("utf-8", "replace")
+        topic = _TOPIC_CACHE.put(raw, raw.decode("utf-8", "replace"))
     return topic
 
 

@@ -5,6 +5,7 @@ Java: org.apache.rocketmq.store.MessageExtBrokerInner (rocketmq-all-4.9.3)
 
 from __future__ import annotations
 
+from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.jdk.string_hash import java_string_hash
 from mqlab.common.message import message_const as mc
@@ -14,8 +15,7 @@ from mqlab.common.message.message_ext import MessageExt
 
 # Tags codes already computed: a store sees few distinct tags, and every put and every dispatch asks for one.
 # Bounded (emptied when full), so unusual workloads with unique tags cannot grow it.
-_TAGS_CODE_CACHE: dict[str, int] = {}
-_TAGS_CODE_CACHE_MAX = 4096
+_TAGS_CODE_CACHE: BoundedCache[str, int] = BoundedCache()
 
 
 class MessageExtBrokerInner(MessageExt):
@@ -44,9 +44,7 @@ class MessageExtBrokerInner(MessageExt):
             return 0
         code = _TAGS_CODE_CACHE.get(tags)
         if code is None:
-            if len(_TAGS_CODE_CACHE) >= _TAGS_CODE_CACHE_MAX:
-                _TAGS_CODE_CACHE.clear()
-            code = _TAGS_CODE_CACHE[tags] = java_string_hash(tags)
+            code = _TAGS_CODE_CACHE.put(tags, java_string_hash(tags))
         return code
 
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 
 from mqlab.common import util_all
+from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.message import message_record_layout as layout
 from mqlab.common.message.message_decoder import message_properties2string
 from mqlab.common.message.message_ext_batch import MessageExtBatch
@@ -25,16 +26,7 @@ _PROPERTY_SEPARATOR = 0x02
 
 
 # UTF-8 bytes of each topic seen: a store sees few topics, and every put would encode its topic again.
-_TOPIC_BYTES: dict[str, bytes] = {}
-_TOPIC_BYTES_MAX = 4096
-
-
-def _topic_bytes(topic: str) -> bytes:
-    """Encode a topic and remember it (bounded: emptied when full)."""
-    if len(_TOPIC_BYTES) >= _TOPIC_BYTES_MAX:
-        _TOPIC_BYTES.clear()
-    encoded = _TOPIC_BYTES[topic] = topic.encode("utf-8")
-    return encoded
+_TOPIC_BYTES: BoundedCache[str, bytes] = BoundedCache()
 
 
 class MessageSizeExceededError(ValueError):
@@ -58,7 +50,7 @@ class MessageExtEncoder:
         topic_name = msg.topic or ""
         topic = _TOPIC_BYTES.get(topic_name)
         if topic is None:
-            topic = _topic_bytes(topic_name)
+            topic = _TOPIC_BYTES.put(topic_name, topic_name.encode("utf-8"))
         body = msg.body or b""
         length = layout.cal_msg_length(msg.sys_flag, len(body), len(topic), len(properties))
         if length > self.max_message_size:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, MutableMapping, MutableSet, Set, ValuesView
 from typing import Any, TypeVar
 
+from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.jdk.string_hash import java_string_hash, to_int32
 
 K = TypeVar("K")
@@ -42,20 +43,17 @@ class HashMapTreeBinNotEmulatedError(RuntimeError):
 # Hash codes of the strings used as keys: property names, header field names, topics, group names. They form a
 # small vocabulary, and Java's String.hashCode is a Python loop per character, so each is computed once. The cache is
 # emptied when it gets large (a map keyed by arbitrary text, e.g. message ids, must not make it grow for ever).
-_STRING_HASH_CACHE: dict[str, int] = {}
-_STRING_HASH_CACHE_LIMIT = 4096
+_STRING_HASH_CACHE: BoundedCache[str, int] = BoundedCache()
 
 
 def _cached_string_hash(key: str) -> int:
     h = _STRING_HASH_CACHE.get(key)
     if h is None:
-        if len(_STRING_HASH_CACHE) >= _STRING_HASH_CACHE_LIMIT:
-            _STRING_HASH_CACHE.clear()
-        h = _STRING_HASH_CACHE[key] = java_string_hash(key)
+        h = _STRING_HASH_CACHE.put(key, java_string_hash(key))
     return h
 
 
-_SPREAD_CACHE: dict[str, int] = {}  # str -> spread(hashCode), the bucket-deciding value, for the same vocabulary
+_SPREAD_CACHE: BoundedCache[str, int] = BoundedCache()  # str -> spread(hashCode), the bucket-deciding value
 
 
 def _spread_hash(key: Any) -> int:
@@ -63,9 +61,7 @@ def _spread_hash(key: Any) -> int:
     h = java_hash_code(key) & 0xFFFFFFFF
     h ^= h >> 16
     if type(key) is str:
-        if len(_SPREAD_CACHE) >= _STRING_HASH_CACHE_LIMIT:
-            _SPREAD_CACHE.clear()
-        _SPREAD_CACHE[key] = h
+        _SPREAD_CACHE.put(key, h)
     return h
 
 
@@ -186,9 +182,7 @@ class JavaHashMap(MutableMapping[K, V]):
                 mask, hashes = self._capacity - 1, self._hashes
                 order = tuple(sorted(keys, key=lambda key: hashes[key] & mask))  # stable: creation order
                 if all(type(key) is str for key in keys):  # the order is a function of the keys and capacity
-                    if len(_ITERATION_ORDER_CACHE) >= _ORDER_CACHE_LIMIT:
-                        _ITERATION_ORDER_CACHE.clear()
-                    _ITERATION_ORDER_CACHE[cache_key] = order
+                    _ITERATION_ORDER_CACHE.put(cache_key, order)
             self._order = order
         return order
 
@@ -263,11 +257,10 @@ class JavaHashMap(MutableMapping[K, V]):
 
 # The order a HashMap gives keys put one after the other depends only on that sequence of keys, so it is computed
 # once per sequence: a remoting header's fields, for example, come in a handful of sequences.
-_ORDER_CACHE: dict[tuple[Any, ...], tuple[int, ...]] = {}
-_ORDER_CACHE_LIMIT = 1024
+_ORDER_CACHE: BoundedCache[tuple[Any, ...], tuple[int, ...]] = BoundedCache(1024)
 # JavaHashMap's own iteration order by (keys in creation order, capacity), for maps of string keys: a message's
 # properties come in a few key sequences.
-_ITERATION_ORDER_CACHE: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_ITERATION_ORDER_CACHE: BoundedCache[tuple[Any, ...], tuple[Any, ...]] = BoundedCache(1024)
 
 
 def java_ordered_items(mapping: Mapping[K, V]) -> list[tuple[K, V]]:
@@ -289,10 +282,7 @@ def java_ordered_items(mapping: Mapping[K, V]) -> list[tuple[K, V]]:
         model: JavaHashMap[Any, int] = JavaHashMap()
         for position, key in enumerate(keys):
             model[key] = position
-        permutation = tuple(model.values())
-        if len(_ORDER_CACHE) >= _ORDER_CACHE_LIMIT:
-            _ORDER_CACHE.clear()
-        _ORDER_CACHE[keys] = permutation
+        permutation = _ORDER_CACHE.put(keys, tuple(model.values()))
     return [items[position] for position in permutation]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mqlab.common import util_all
+from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message import message_record_layout as layout
@@ -220,8 +221,7 @@ def decode(
 
 # Host fields already turned into addresses: a pull brings many records from few hosts, and the address objects
 # are immutable. Bounded (emptied when full).
-_HOSTS: dict[bytes, InetSocketAddress] = {}
-_HOSTS_LIMIT = 4096
+_HOSTS: BoundedCache[bytes, InetSocketAddress] = BoundedCache()
 _COMPRESSED = int(MessageSysFlag.COMPRESSED_FLAG)
 
 
@@ -230,10 +230,7 @@ def _host(raw: bytes, name: str, offset: int, sys_flag: int, where: str) -> Inet
     address = _HOSTS.get(raw)
     if address is None:
         position = offset + layout.position_of(name, sys_flag)
-        address = layout.host_from_field(raw, name=name, position=position, where=where)
-        if len(_HOSTS) >= _HOSTS_LIMIT:
-            _HOSTS.clear()
-        _HOSTS[raw] = address
+        address = _HOSTS.put(raw, layout.host_from_field(raw, name=name, position=position, where=where))
     return address
 
 

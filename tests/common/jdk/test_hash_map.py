@@ -316,7 +316,7 @@ def test_the_hash_code_cache_of_string_keys_stays_bounded_and_keeps_answers_righ
     from mqlab.common.jdk import hash_map
 
     m: JavaHashMap[str, int] = JavaHashMap()
-    limit = hash_map._STRING_HASH_CACHE_LIMIT
+    limit = hash_map._STRING_HASH_CACHE.limit
     for i in range(limit + 10):
         m[f"key-{i}"] = i
     assert len(hash_map._SPREAD_CACHE) <= limit and len(hash_map._STRING_HASH_CACHE) <= limit
