@@ -115,7 +115,7 @@ class JavaHashMap(MutableMapping[K, V]):
         self._entries: dict[K, V] = {}
         self._hashes: dict[K, int] = {}  # key -> spread(hashCode)
         self._counts: list[int] = []  # keys per bucket
-        self._order: tuple[K, ...] | None = None  # iteration order, until the keys change
+        self._order: list[K] | None = None  # iteration order, until the keys change
         # Before the first put, threshold holds the initial capacity (0 = default), as in Java.
         self._threshold = table_size_for(initial_capacity) if initial_capacity > 0 else 0
         self._capacity = 0
@@ -172,18 +172,11 @@ class JavaHashMap(MutableMapping[K, V]):
         self._capacity = new_cap
         self._order = None
 
-    def _ordered(self) -> tuple[K, ...]:
+    def _ordered(self) -> list[K]:
         order = self._order
         if order is None:
-            keys = tuple(self._entries)
-            cache_key = (keys, self._capacity)
-            order = _ITERATION_ORDER_CACHE.get(cache_key)
-            if order is None:
-                mask, hashes = self._capacity - 1, self._hashes
-                order = tuple(sorted(keys, key=lambda key: hashes[key] & mask))  # stable: creation order
-                if all(type(key) is str for key in keys):  # the order is a function of the keys and capacity
-                    _ITERATION_ORDER_CACHE.put(cache_key, order)
-            self._order = order
+            mask, hashes = self._capacity - 1, self._hashes
+            order = self._order = sorted(self._entries, key=lambda key: hashes[key] & mask)  # stable: creation order
         return order
 
     # -- Mapping protocol -------------------------------------------------------------------------------------
@@ -258,9 +251,6 @@ class JavaHashMap(MutableMapping[K, V]):
 # The order a HashMap gives keys put one after the other depends only on that sequence of keys, so it is computed
 # once per sequence: a remoting header's fields, for example, come in a handful of sequences.
 _ORDER_CACHE: BoundedCache[tuple[Any, ...], tuple[int, ...]] = BoundedCache(1024)
-# JavaHashMap's own iteration order by (keys in creation order, capacity), for maps of string keys: a message's
-# properties come in a few key sequences.
-_ITERATION_ORDER_CACHE: BoundedCache[tuple[Any, ...], tuple[Any, ...]] = BoundedCache(1024)
 
 
 def java_ordered_items(mapping: Mapping[K, V]) -> list[tuple[K, V]]:
