@@ -178,6 +178,13 @@ class MQClientAPIImpl:
     def _trace(self, event: str, **fields: Any) -> None:
         self.runtime.trace_event(COMPONENT, event, **fields)
 
+    def _broker_body(self, addr: str, request: RemotingCommand, timeout_millis: int, body_type: Any) -> Any:
+        """Ask a broker; the body of a SUCCESS answer decoded as ``body_type``, else its ``MQBrokerException``."""
+        response = self._invoke_broker(addr, request, timeout_millis)
+        if response.code == ResponseCode.SUCCESS:
+            return body_type.decode(response.body or b"{}")
+        raise self._broker_error(response, addr)
+
     def _invoke_broker(self, addr: str, request: RemotingCommand, timeout_millis: int) -> RemotingCommand:
         """InvokeSync to a broker (VIP channel applied)."""
         return self.remoting_client.invoke_sync(self._vip(addr), request, timeout_millis)
@@ -864,10 +871,7 @@ class MQClientAPIImpl:
     def get_topic_stats_info(self, addr: str, topic: str, timeout_millis: int) -> TopicStatsTable:
         """GET_TOPIC_STATS_INFO: min/max offset of each queue on one broker. Java: #getTopicStatsInfo."""
         request = self._request(RequestCode.GET_TOPIC_STATS_INFO, bh.GetTopicStatsInfoRequestHeader(topic))
-        response = self._invoke_broker(addr, request, timeout_millis)
-        if response.code == ResponseCode.SUCCESS:
-            return TopicStatsTable.decode(response.body or b"{}")
-        raise self._broker_error(response, addr)
+        return self._broker_body(addr, request, timeout_millis, TopicStatsTable)
 
     def get_consume_stats(
         self, addr: str, consumer_group: str, timeout_millis: int, *, topic: str | None = None
@@ -876,11 +880,8 @@ class MQClientAPIImpl:
 
         Java: MQClientAPIImpl#getConsumeStats (both overloads)
         """
-        header = bh.GetConsumeStatsRequestHeader(consumer_group, topic)
-        response = self._invoke_broker(addr, self._request(RequestCode.GET_CONSUME_STATS, header), timeout_millis)
-        if response.code == ResponseCode.SUCCESS:
-            return ConsumeStats.decode(response.body or b"{}")
-        raise self._broker_error(response, addr)
+        request = self._request(RequestCode.GET_CONSUME_STATS, bh.GetConsumeStatsRequestHeader(consumer_group, topic))
+        return self._broker_body(addr, request, timeout_millis, ConsumeStats)
 
     def get_consumer_connection_list(self, addr: str, consumer_group: str, timeout_millis: int) -> ConsumerConnection:
         """GET_CONSUMER_CONNECTION_LIST: a group's connections, subscriptions and settings on one broker.
@@ -891,12 +892,8 @@ class MQClientAPIImpl:
             MQBrokerException: the broker refused (206, CONSUMER_NOT_ONLINE, when the group has no connection there).
         """
         header = bh.GetConsumerConnectionListRequestHeader(consumer_group)
-        response = self._invoke_broker(
-            addr, self._request(RequestCode.GET_CONSUMER_CONNECTION_LIST, header), timeout_millis
-        )
-        if response.code == ResponseCode.SUCCESS:
-            return ConsumerConnection.decode(response.body or b"{}")
-        raise self._broker_error(response, addr)
+        request = self._request(RequestCode.GET_CONSUMER_CONNECTION_LIST, header)
+        return self._broker_body(addr, request, timeout_millis, ConsumerConnection)
 
     def invoke_broker_to_reset_offset(
         self,
@@ -934,19 +931,12 @@ class MQClientAPIImpl:
         Java: MQClientAPIImpl#queryTopicConsumeByWho
         """
         header = bh.QueryTopicConsumeByWhoRequestHeader(topic)
-        response = self._invoke_broker(
-            addr, self._request(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, header), timeout_millis
-        )
-        if response.code == ResponseCode.SUCCESS:
-            return GroupList.decode(response.body or b"{}")
-        raise self._broker_error(response, addr)
+        request = self._request(RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, header)
+        return self._broker_body(addr, request, timeout_millis, GroupList)
 
     def get_broker_runtime_info(self, addr: str, timeout_millis: int) -> KVTable:
         """GET_BROKER_RUNTIME_INFO: the broker's running figures. Java: MQClientAPIImpl#getBrokerRuntimeInfo."""
-        response = self._invoke_broker(addr, self._request(RequestCode.GET_BROKER_RUNTIME_INFO), timeout_millis)
-        if response.code == ResponseCode.SUCCESS:
-            return KVTable.decode(response.body or b"{}")
-        raise self._broker_error(response, addr)
+        return self._broker_body(addr, self._request(RequestCode.GET_BROKER_RUNTIME_INFO), timeout_millis, KVTable)
 
 
 def decode_cluster_info(body: bytes) -> ClusterInfo:
