@@ -40,10 +40,6 @@ class InetSocketAddress:
         self.__dict__["address_bytes"] = packed  # the cached_property below, filled from the parse
 
     @cached_property
-    def _ip(self) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
-        return ipaddress.ip_address(self.host)
-
-    @cached_property
     def is_ipv6(self) -> bool:
         """Whether the address is IPv6 (then it takes 16 bytes in a record, else 4)."""
         return len(self.address_bytes) == 16
