@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from operator import mul
 
+from mqlab.common.bounded_cache import BoundedCache
+
 _MASK32 = 0xFFFFFFFF
-# 31**k mod 2**32 for k = 0..255: with these, a hash is one dot product (see java_string_hash).
-_POWERS_OF_31 = [pow(31, k, 1 << 32) for k in range(256)]
+# 31**k mod 2**32 for k = 0..255, as floats: with these, a hash is one dot product (see java_string_hash).
+# A product c * 31**k with an ASCII c is below 2**39 and a sum of 256 of them below 2**47, so a double holds
+# every partial sum exactly, and float products and sums skip the big-integer arithmetic of two-digit ints.
+_POWERS_OF_31 = [float(pow(31, k, 1 << 32)) for k in range(256)]
+# The same as ints, for other UTF-16 code units (up to 0xFFFF: their sums would not stay exact in a double).
+_INT_POWERS_OF_31 = [pow(31, k, 1 << 32) for k in range(256)]
 
 
 def utf16_code_units(s: str) -> list[int]:
@@ -31,16 +37,52 @@ def java_string_hash(s: str) -> int:
 
     Java: java.lang.String#hashCode
     """
-    # ASCII bytes iterate as ints, one code unit per character: the fast path for topic names and keys.
-    units = s.encode("ascii") if s.isascii() else utf16_code_units(s)
-    if len(units) <= len(_POWERS_OF_31):
-        # Horner's loop h = 31*h + c unrolled: h = sum(c[i] * 31**(n-1-i)), computed in one C-level pass
-        # (``map``/``sum``) over the reversed units instead of one Python iteration per character.
-        h = sum(map(mul, units[::-1], _POWERS_OF_31)) & _MASK32
-    else:
-        h = 0
-        for c in units:
-            h = (31 * h + c) & _MASK32
+    h = _unsigned_hash(s)
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _unsigned_hash(s: str) -> int:
+    """``String.hashCode`` as an unsigned 32-bit value."""
+    # Horner's loop h = 31*h + c unrolled: h = sum(c[i] * 31**(n-1-i)), computed in one C-level pass
+    # (``map``/``sum``) over the reversed code units instead of one Python iteration per character.
+    if len(s) <= len(_POWERS_OF_31):
+        if s.isascii():  # ASCII bytes iterate as ints, one code unit per character
+            return _ascii_sum(s) & _MASK32
+        return sum(map(mul, utf16_code_units(s)[::-1], _INT_POWERS_OF_31)) & _MASK32
+    h = 0
+    for c in utf16_code_units(s):
+        h = (31 * h + c) & _MASK32
+    return h
+
+
+def _ascii_sum(s: str) -> int:
+    """The hash polynomial of an ASCII string of at most 256 characters, not yet reduced to 32 bits."""
+    return int(sum(map(mul, s.encode("ascii")[::-1], _POWERS_OF_31)))
+
+
+# The hash of a key without its last SHARED_SUFFIX characters, by that prefix (see java_string_hash_by_prefix).
+SHARED_SUFFIX = 12
+_POWER_OF_SUFFIX = pow(31, SHARED_SUFFIX, 1 << 32)
+_PREFIX_HASHES: BoundedCache[str, int] = BoundedCache()
+
+
+def java_string_hash_by_prefix(s: str) -> int:
+    """``java_string_hash(s)``, remembering the hash of all but the last 12 characters of ``s``.
+
+    Index keys share long prefixes: ``topic#`` then a UNIQ_KEY whose first 20 hex digits are the producer's
+    address, pid and class-loader hash (MessageClientIDSetter), or a business key such as ``ORDER-00000042``.
+    The polynomial splits at any point: ``hash(p + q) = hash(p) * 31**len(q) + hash(q)`` (mod 2**32), so only the
+    last 12 characters are hashed when the prefix was seen before. Same value as ``java_string_hash``.
+
+    Java: java.lang.String#hashCode (the memo is a Python speed aid)
+    """
+    if not SHARED_SUFFIX < len(s) <= len(_POWERS_OF_31) or not s.isascii():
+        return java_string_hash(s)  # short, long, or non-ASCII (whose suffix may hold more code units)
+    prefix = s[:-SHARED_SUFFIX]
+    prefix_hash = _PREFIX_HASHES.get(prefix)
+    if prefix_hash is None:
+        prefix_hash = _PREFIX_HASHES.put(prefix, _unsigned_hash(prefix))
+    h = (prefix_hash * _POWER_OF_SUFFIX + _ascii_sum(s[-SHARED_SUFFIX:])) & _MASK32
     return h - (1 << 32) if h & 0x80000000 else h
 
 

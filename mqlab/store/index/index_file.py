@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mqlab.common.jdk.string_hash import java_string_hash
+from mqlab.common.jdk.string_hash import java_string_hash_by_prefix
 from mqlab.store.index.index_header import INDEX_HEADER_SIZE, IndexHeader
 from mqlab.store.mapped_file import MappedFile
 
@@ -74,9 +74,9 @@ def index_file_size(hash_slot_num: int, index_num: int) -> int:
 def index_key_hash(key: str) -> int:
     """``abs(key.hashCode())``, with ``Integer.MIN_VALUE`` (whose abs stays negative) mapped to 0.
 
-    Java: IndexFile#indexKeyHashMethod
+    Java: IndexFile#indexKeyHashMethod (``topic#key`` strings share prefixes: see java_string_hash_by_prefix)
     """
-    key_hash = java_string_hash(key)
+    key_hash = java_string_hash_by_prefix(key)
     if key_hash >= 0:
         return key_hash
     return -key_hash if key_hash != _INT_MIN else 0  # Math.abs(Integer.MIN_VALUE) stays negative

@@ -6,6 +6,7 @@ from mqlab.common.jdk.string_hash import (
     java_int_abs,
     java_string_compare,
     java_string_hash,
+    java_string_hash_by_prefix,
     to_int32,
     utf16_code_units,
 )
@@ -61,6 +62,26 @@ def test_string_hash_is_the_polynomial_over_utf16_units(text):
         h = (31 * h + unit) % 2**32
     assert java_string_hash(text) == to_int32(h)
     assert -(2**31) <= java_string_hash(text) < 2**31
+
+
+@pytest.mark.spec("PROP-4")
+@pytest.mark.parametrize(("text", "expected"), JAVA_HASHES.items())
+def test_string_hash_by_prefix_equals_java(text, expected):
+    assert java_string_hash_by_prefix(text) == expected
+
+
+@pytest.mark.spec("PROP-4")
+@given(
+    st.lists(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=6), min_size=1, max_size=5),
+    st.lists(st.text(min_size=10, max_size=300), min_size=1, max_size=4),
+)
+def test_string_hash_by_prefix_is_the_hash_whatever_the_prefixes_seen(prefixes, suffixes):
+    # Keys that share a prefix (remembered after the first) and keys that do not, ASCII or not, short or long.
+    for suffix in suffixes:
+        for prefix in prefixes:
+            key = "TopicTest#" + prefix + suffix
+            assert java_string_hash_by_prefix(key) == java_string_hash(key)
+            assert java_string_hash_by_prefix(key) == java_string_hash_by_prefix(key)
 
 
 @pytest.mark.spec("PROP-4")

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from mqlab.common.jdk.hash_map import JavaHashMap, spread
 from mqlab.common.jdk.string_hash import java_string_hash
@@ -78,6 +79,24 @@ def test_lenient_reader_like_java(text, expected):
     parsed = md.string2message_properties(text)
     assert isinstance(parsed, JavaHashMap)
     assert list(parsed.items()) == expected
+
+
+@pytest.mark.spec("PROP-2")
+@pytest.mark.parametrize(("text", "expected"), JAVA_LENIENT)
+def test_dict_reader_keeps_the_same_entries(text, expected):
+    assert md.string2message_properties(text, dict) == dict(expected)
+
+
+@pytest.mark.spec("PROP-2")
+@given(st.text(alphabet="ab\x01\x02\u00e9", max_size=24))
+def test_dict_reader_agrees_with_the_lenient_loop(text):
+    # The dict reader's one-pass path must give the lenient reader's entries, in the same insertion order.
+    lenient = md.string2message_properties(text)
+    parsed = md.string2message_properties(text, dict)
+    assert parsed == dict(lenient.items())
+    segments = [seg.partition("\x01") for seg in text.split("\x02")]
+    order = list(dict.fromkeys(name for name, sep, value in segments if sep and name and value))
+    assert list(parsed) == order
 
 
 @pytest.mark.spec("PROP-2")
