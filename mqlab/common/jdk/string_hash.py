@@ -82,7 +82,8 @@ def java_string_hash_by_prefix(s: str) -> int:
     prefix_hash = _PREFIX_HASHES.get(prefix)
     if prefix_hash is None:
         prefix_hash = _PREFIX_HASHES.put(prefix, _unsigned_hash(prefix))
-    h = (prefix_hash * _POWER_OF_SUFFIX + _ascii_sum(s[-SHARED_SUFFIX:])) & _MASK32
+    suffix_sum = sum(map(mul, s[-SHARED_SUFFIX:].encode("ascii")[::-1], _POWERS_OF_31))  # _ascii_sum, inlined
+    h = (prefix_hash * _POWER_OF_SUFFIX + int(suffix_sum)) & _MASK32
     return h - (1 << 32) if h & 0x80000000 else h
 
 

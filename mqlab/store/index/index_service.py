@@ -215,16 +215,22 @@ class IndexService:
             return
         if req.sys_flag & _ROLLBACK == _ROLLBACK:  # MessageSysFlag#getTransactionValue, with a plain int mask
             return
+        topic, offset, store_timestamp = req.topic, req.commit_log_offset, req.store_timestamp
+        # build_key and the first attempt of _put_key inlined: _put_key only runs when the file is full.
         if req.uniq_key is not None:
-            index_file = self._put_key(index_file, req, self.build_key(req.topic, req.uniq_key))
-            if index_file is None:
-                return
+            key = topic + "#" + req.uniq_key
+            if not index_file.put_key(key, offset, store_timestamp):
+                index_file = self._put_key(index_file, req, key)
+                if index_file is None:
+                    return
         if req.keys:
             for key in req.keys.split(mc.KEY_SEPARATOR):
                 if key:
-                    index_file = self._put_key(index_file, req, self.build_key(req.topic, key))
-                    if index_file is None:
-                        return
+                    key = topic + "#" + key
+                    if not index_file.put_key(key, offset, store_timestamp):
+                        index_file = self._put_key(index_file, req, key)
+                        if index_file is None:
+                            return
 
     def _put_key(self, index_file: IndexFile, req: DispatchRequest, idx_key: str) -> IndexFile | None:
         """Put one key, moving to a new file as often as the current one is full.
