@@ -4,9 +4,9 @@ Java: none (teaching helper). Abnormal recovery walks every record, checks it (m
 writes its 20-byte ConsumeQueue unit (tags hash code included) and, with ``messageIndexEnable`` (the default), one
 IndexFile entry per key (``topic#UNIQ_KEY`` and ``topic#`` each of KEYS). This scan does exactly that and nothing
 else, with no objects per record: one ``unpack_from`` of the fixed head, the CRC of a ``memoryview`` slice of the
-body, byte searches in the properties, Java's ``String.hashCode`` as one C-level ``sum(map(mul, ...))`` over
-precomputed powers of 31 (tags codes cached per tag), and ``pack_into`` calls into ``bytearray`` stand-ins for
-the ConsumeQueue and IndexFile (slot table and entries). It skips what the store also does (all properties
+body (zlib-ng's CRC, as the store's), byte searches in the properties, Java's ``String.hashCode`` through the
+store's own prefix-remembering function (tags codes cached per tag), and ``pack_into`` calls into ``bytearray``
+stand-ins for the ConsumeQueue and IndexFile (slot table and entries). It skips what the store also does (all properties
 parsed, a ``DispatchRequest`` per record, files, headers, field-by-field size checks), so it is a ceiling for
 ``DefaultMessageStore.load()``, not an alternative.
 """
@@ -14,13 +14,13 @@ parsed, a ``DispatchRequest`` per record, files, headers, field-by-field size ch
 from __future__ import annotations
 
 import mmap
-import operator
 import os
 import struct
-import zlib
 from pathlib import Path
 
-from mqlab.common.jdk.string_hash import java_string_hash
+from zlib_ng.zlib_ng import crc32 as _crc32
+
+from mqlab.common.jdk.string_hash import java_string_hash, java_string_hash_by_prefix
 from mqlab.common.message import message_record_layout as layout
 
 _HEAD = struct.Struct(">iiiiiqqiq")  # TOTALSIZE .. BORNTIMESTAMP
@@ -34,18 +34,11 @@ _ENTRY = struct.Struct(">iqii")  # IndexFile entry: key hash, physical offset, t
 _SLOT = struct.Struct(">i")
 _HASH_SLOTS = 5_000_000  # MessageStoreConfig.max_hash_slot_num
 _MASK32 = 0xFFFFFFFF
-_POWERS = [pow(31, n, 1 << 32) for n in range(256)]  # 31**0, 31**1, ... (mod 2**32)
 
 
 def _java_hash(data: bytes) -> int:
-    """``String.hashCode`` of an ASCII string (as an unsigned 32-bit value), in one C-level pass.
-
-    The last character is multiplied by 31**0, the one before by 31**1, and so on: ``map`` stops at the shorter
-    of the reversed string and the powers.
-    """
-    if len(data) > len(_POWERS):
-        return java_string_hash(data.decode()) & _MASK32
-    return sum(map(operator.mul, reversed(data), _POWERS)) & _MASK32
+    """``String.hashCode`` of an ASCII string, as an unsigned 32-bit value (the store's fastest way)."""
+    return java_string_hash_by_prefix(data.decode()) & _MASK32
 
 
 def _property(properties: bytes, name: bytes) -> bytes | None:
@@ -69,7 +62,7 @@ def scan(commit_log: str | os.PathLike[str], queues: int, *, index: bool = True)
     unpack_short = struct.Struct(">h").unpack_from
     unpack_long = struct.Struct(">q").unpack_from
     pack_unit = _UNIT.pack_into
-    crc32 = zlib.crc32
+    crc32 = _crc32
     magic_code = layout.MESSAGE_MAGIC_CODE
     pack_entry = _ENTRY.pack_into
     pack_slot = _SLOT.pack_into

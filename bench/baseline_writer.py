@@ -15,9 +15,10 @@ import mmap
 import os
 import struct
 import time
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from zlib_ng.zlib_ng import crc32 as _crc32
 
 from mqlab.common.message import message_record_layout as layout
 from mqlab.common.util_all import offset2file_name
@@ -74,7 +75,7 @@ def write(
     pack_long = struct.Struct(">q").pack_into
     pack_blank = struct.Struct(">ii").pack_into
     blank_magic = layout.BLANK_MAGIC_CODE
-    crc32 = zlib.crc32
+    crc32 = _crc32
     time_ns = time.time_ns
     queue_offsets = [0] * (max(queue_ids) + 1)
     pool = len(records)

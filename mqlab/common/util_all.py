@@ -10,6 +10,8 @@ import unicodedata
 import zlib
 from datetime import datetime, tzinfo
 
+from zlib_ng.zlib_ng import crc32 as _crc32
+
 # Characters ``Character.isWhitespace`` accepts besides the Unicode space separators (Zs, Zl, Zp), and the
 # no-break spaces it refuses. Python's ``str.isspace`` differs on both sides (it accepts U+00A0 and U+0085).
 _JAVA_EXTRA_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f")
@@ -19,11 +21,12 @@ _JAVA_NO_BREAK_SPACES = frozenset("\u00a0\u2007\u202f")
 def crc32(data: bytes | None) -> int:
     """CRC-32 (IEEE, as ``java.util.zip.CRC32``) with the top bit cleared, so it fits a positive Java int.
 
-    Java: UtilAll#crc32
+    Java: UtilAll#crc32. ``java.util.zip.CRC32`` is a CPU intrinsic in the JVM (carry-less multiplication);
+    zlib-ng's ``crc32`` is its counterpart here, the same CRC as ``zlib.crc32`` at several times its speed.
     """
     if data is None:
         return 0
-    return zlib.crc32(data) & 0x7FFFFFFF
+    return _crc32(data) & 0x7FFFFFFF
 
 
 def bytes2string(data: bytes) -> str:
