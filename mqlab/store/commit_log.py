@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from zlib_ng.zlib_ng import crc32 as _crc32
+
 from mqlab.common import util_all
 from mqlab.common.bounded_cache import BoundedCache
 from mqlab.common.message import message_const as mc
@@ -60,6 +62,7 @@ _BORN_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG)
 _STORE_V6 = int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)
 _INT = struct.Struct(">i")
 _LONG = struct.Struct(">q")
+_INT_MAX = 0x7FFFFFFF  # UtilAll#crc32 clears the top bit so the CRC fits a positive int
 _HEAD8 = struct.Struct(">ii")  # TOTALSIZE and MAGICCODE
 _APPEND_OK = AppendMessageStatus.PUT_OK
 _END_OF_FILE = AppendMessageStatus.END_OF_FILE
@@ -361,7 +364,8 @@ class CommitLog:
             properties_start,
             properties_length,
         ) = fields
-        if check_crc and body_length > 0 and util_all.crc32(buf[body_start : body_start + body_length]) != body_crc:
+        # UtilAll#crc32, inlined (once per record in reput and recovery)
+        if check_crc and body_length > 0 and _crc32(buf[body_start : body_start + body_length]) & _INT_MAX != body_crc:
             return DispatchRequest(-1, False, reason=f"body CRC mismatch in the record at {base + pos}")
         return self._dispatch_request(
             total,
@@ -542,10 +546,12 @@ class CommitLog:
         self.runtime.trace_event("CommitLog", "recoverAbnormallyFrom", file=files[index].file.name)
 
         def redispatch(request: DispatchRequest) -> None:
-            if not self.config.duplication_enable or request.commit_log_offset < self.confirm_offset:
+            if request.commit_log_offset < self.confirm_offset:
                 do_dispatch(request)
 
-        process_offset, failure = self._scan(index, self.config.check_crc_on_recover, redispatch)
+        # Java checks duplicationEnable per record; it does not change during recovery, so it is read once here.
+        on_record = redispatch if self.config.duplication_enable else do_dispatch
+        process_offset, failure = self._scan(index, self.config.check_crc_on_recover, on_record)
         return self._finish_recovery(
             "abnormal", process_offset, failure, max_phy_offset_of_consume_queue, truncate_logics
         )
