@@ -2,9 +2,11 @@
 MappedFileTest, plus the position rules of MappedFile#isAbleToFlush)."""
 
 import os
+import sys
 
 import pytest
 
+from mqlab.store import mapped_file as mapped_file_module
 from mqlab.store.mapped_file import OS_PAGE_SIZE, MappedFile
 from mqlab.store.store_errors import MappedFileCreateError
 from mqlab.store.transient_store_pool import TransientStorePool
@@ -115,6 +117,31 @@ def test_flush_moves_the_flushed_position_only_when_enough_pages_are_dirty(segme
     mapped_file.append_message_bytes(b"c")
     assert mapped_file.flush(4) == 4 * OS_PAGE_SIZE
     assert mapped_file.flush(0) == 4 * OS_PAGE_SIZE + 1
+
+
+@pytest.mark.spec("STORE-22")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fdatasync stands in for msync on Linux only")
+def test_flush_forces_the_segment_file_with_fdatasync_on_linux(segment, monkeypatch):
+    mapped_file = segment(size=64 * 1024)
+    synced = []
+    monkeypatch.setattr(mapped_file_module, "_FDATASYNC", lambda fd: synced.append(os.fstat(fd).st_ino))
+    mapped_file.append_message_bytes(b"a" * 10)
+    assert mapped_file.flush(0) == 10
+    assert synced == [mapped_file.file.stat().st_ino]
+    mapped_file.append_message_bytes(b"b")
+    assert mapped_file.flush(4) == 10  # not enough pages: nothing forced
+    assert len(synced) == 1
+
+
+@pytest.mark.spec("STORE-22")
+def test_force_without_fdatasync_flushes_the_mapping(segment, monkeypatch):
+    mapped_file = segment(size=64 * 1024)
+    monkeypatch.setattr(mapped_file_module, "_FDATASYNC", None)
+    mapped_file.append_message_bytes(b"a" * 10)
+    assert mapped_file.flush(0) == 10
+    mapped_file.force()
+    with open(mapped_file.file, "rb") as f:
+        assert f.read(10) == b"a" * 10
 
 
 @pytest.mark.spec("STORE-17")

@@ -181,7 +181,7 @@ class IndexFile:
         if self.mapped_file.hold():
             try:
                 self.index_header.update_byte_buffer()
-                self.mapped_byte_buffer.flush()
+                self.mapped_file.force()
             finally:
                 self.mapped_file.release()
 
