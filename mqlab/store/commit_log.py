@@ -65,6 +65,8 @@ _LONG = struct.Struct(">q")
 _INT_MAX = 0x7FFFFFFF  # UtilAll#crc32 clears the top bit so the CRC fits a positive int
 _HEAD8 = struct.Struct(">ii")  # TOTALSIZE and MAGICCODE
 _APPEND_OK = AppendMessageStatus.PUT_OK
+_PUT_OK = PutMessageStatus.PUT_OK  # read once per put: an Enum class attribute is a descriptor call in 3.11
+_SYNC_FLUSH = FlushDiskType.SYNC_FLUSH
 _END_OF_FILE = AppendMessageStatus.END_OF_FILE
 
 
@@ -260,7 +262,7 @@ class CommitLog:
                 wroteOffset=result.wrote_offset,
                 size=result.wrote_bytes,
             )
-        put_result = PutMessageResult(PutMessageStatus.PUT_OK, result)
+        put_result = PutMessageResult(_PUT_OK, result)
         flush_future = self.submit_flush_request(result, msg)
         if flush_future is None:
             return CompletedFuture(put_result)
@@ -268,7 +270,7 @@ class CommitLog:
 
         def on_flush(future) -> None:
             status = future.result(0)
-            if status is not PutMessageStatus.PUT_OK:
+            if status is not _PUT_OK:
                 put_result.put_message_status = status
             combined.set_result(put_result)
 
@@ -280,7 +282,7 @@ class CommitLog:
 
         Java: CommitLog#submitFlushRequest (returns ``None`` for "already PUT_OK")
         """
-        if self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH:
+        if self.config.flush_disk_type is _SYNC_FLUSH:
             service = self.flush_commit_log_service
             if msg.is_wait_store_msg_ok():
                 request = GroupCommitRequest(

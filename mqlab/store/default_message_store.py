@@ -65,6 +65,10 @@ if TYPE_CHECKING:
     from mqlab.store.message_arriving_listener import MessageArrivingListener
 
 _LONG = struct.Struct(">q")
+# Enum members read on every put and every dispatched record. Reading one through its Enum class costs a descriptor
+# call in CPython 3.11 (about five times a module global), so the hot paths read these names instead.
+_PUT_OK = PutMessageStatus.PUT_OK
+_SLAVE = BrokerRole.SLAVE
 
 
 def _max_filter_bytes(max_msg_nums: int) -> int:
@@ -491,13 +495,13 @@ class DefaultMessageStore:
         """Shut down, slave, not writable (disk full, queue errors) or page cache busy. Java: #checkStoreStatus."""
         if self.shutdown_flag:
             return PutMessageStatus.SERVICE_NOT_AVAILABLE
-        if self.config.broker_role is BrokerRole.SLAVE:
+        if self.config.broker_role is _SLAVE:
             return PutMessageStatus.SERVICE_NOT_AVAILABLE
         if not self.running_flags.is_writeable():
             return PutMessageStatus.SERVICE_NOT_AVAILABLE
         if self.is_os_page_cache_busy():
             return PutMessageStatus.OS_PAGECACHE_BUSY
-        return PutMessageStatus.PUT_OK
+        return _PUT_OK
 
     @staticmethod
     def check_message(msg: Any) -> PutMessageStatus:
@@ -508,7 +512,7 @@ class DefaultMessageStore:
         properties = getattr(msg, "properties_string", None)
         if properties and len(properties) > PROPERTIES_MAX_BYTES:
             return PutMessageStatus.MESSAGE_ILLEGAL
-        return PutMessageStatus.PUT_OK
+        return _PUT_OK
 
     def async_put_message(self, msg: MessageExtBrokerInner):
         """Check store and message, then hand to the CommitLog; returns a future of ``PutMessageResult``.
@@ -516,9 +520,9 @@ class DefaultMessageStore:
         Java: DefaultMessageStore#asyncPutMessage
         """
         status = self.check_store_status()
-        if status is PutMessageStatus.PUT_OK:
+        if status is _PUT_OK:
             status = self.check_message(msg)
-        if status is not PutMessageStatus.PUT_OK:
+        if status is not _PUT_OK:
             return self._completed(PutMessageResult(status))
         assert self.commit_log is not None
         return self.commit_log.async_put_message(msg)
@@ -526,9 +530,9 @@ class DefaultMessageStore:
     def async_put_messages(self, batch: MessageExtBatch):
         """The batch variant. Java: DefaultMessageStore#asyncPutMessages."""
         status = self.check_store_status()
-        if status is PutMessageStatus.PUT_OK:
+        if status is _PUT_OK:
             status = self.check_message(batch)
-        if status is not PutMessageStatus.PUT_OK:
+        if status is not _PUT_OK:
             return self._completed(PutMessageResult(status))
         assert self.commit_log is not None
         return self.commit_log.async_put_messages(batch)
@@ -577,7 +581,7 @@ class DefaultMessageStore:
                 request.commit_log_offset, request.msg_size, request.tags_code, request.consume_queue_offset
             ):
                 assert self.store_checkpoint is not None
-                if self.config.broker_role is BrokerRole.SLAVE:
+                if self.config.broker_role is _SLAVE:
                     self.store_checkpoint.physic_msg_timestamp = request.store_timestamp
                 self.store_checkpoint.logics_msg_timestamp = request.store_timestamp
                 return

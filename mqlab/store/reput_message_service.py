@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from mqlab.store.message_arriving_listener import MessageArrivingListener
 
 
+_SLAVE = BrokerRole.SLAVE  # read per dispatched record (an Enum class attribute is a descriptor call in 3.11)
+
+
 class ReputMessageService(ServiceThread):
     """Dispatches the CommitLog every millisecond (Java sleeps 1 ms between rounds)."""
 
@@ -118,7 +121,7 @@ class ReputMessageService(ServiceThread):
 
     def _notify_arriving(self, request: DispatchRequest) -> None:
         listener = self.message_arriving_listener
-        if listener is not None and self.config.broker_role is not BrokerRole.SLAVE and self.long_polling_enable():
+        if listener is not None and self.config.broker_role is not _SLAVE and self.long_polling_enable():
             listener.arriving(
                 request.topic,
                 request.queue_id,
