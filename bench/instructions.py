@@ -70,8 +70,8 @@ def run_case(path: str, records: int, measured: bool, work: Path) -> None:
         return
     (root / "abort").touch()
     config.message_index_enable = path == "recovery"
-    store = DefaultMessageStore(config, runtime)
     if measured:
+        store = DefaultMessageStore(config, runtime)
         store.load()
         store.shutdown()
 
