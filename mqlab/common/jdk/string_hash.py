@@ -60,7 +60,7 @@ def _ascii_sum(s: str) -> int:
     return int(sum(map(mul, s.encode("ascii")[::-1], _POWERS_OF_31)))
 
 
-# The hash of a key without its last SHARED_SUFFIX characters, by that prefix (see java_string_hash_by_prefix).
+# hash(prefix) * 31**SHARED_SUFFIX of keys without their last SHARED_SUFFIX characters, by that prefix.
 SHARED_SUFFIX = 12
 _POWER_OF_SUFFIX = pow(31, SHARED_SUFFIX, 1 << 32)
 _PREFIX_HASHES: BoundedCache[str, int] = BoundedCache()
@@ -79,11 +79,11 @@ def java_string_hash_by_prefix(s: str) -> int:
     if not SHARED_SUFFIX < len(s) <= len(_POWERS_OF_31) or not s.isascii():
         return java_string_hash(s)  # short, long, or non-ASCII (whose suffix may hold more code units)
     prefix = s[:-SHARED_SUFFIX]
-    prefix_hash = _PREFIX_HASHES.get(prefix)
-    if prefix_hash is None:
-        prefix_hash = _PREFIX_HASHES.put(prefix, _unsigned_hash(prefix))
-    suffix_sum = sum(map(mul, s[-SHARED_SUFFIX:].encode("ascii")[::-1], _POWERS_OF_31))  # _ascii_sum, inlined
-    h = (prefix_hash * _POWER_OF_SUFFIX + int(suffix_sum)) & _MASK32
+    shifted = _PREFIX_HASHES.get(prefix)  # hash(prefix) * 31**12, the prefix's share of the whole hash
+    if shifted is None:
+        shifted = _PREFIX_HASHES.put(prefix, _unsigned_hash(prefix) * _POWER_OF_SUFFIX)
+    # The suffix's polynomial (_ascii_sum, inlined): its last 12 bytes, reversed, against 31**0, 31**1, ...
+    h = (shifted + int(sum(map(mul, s.encode("ascii")[: -SHARED_SUFFIX - 1 : -1], _POWERS_OF_31)))) & _MASK32
     return h - (1 << 32) if h & 0x80000000 else h
 
 

@@ -217,13 +217,15 @@ class IndexFile:
         # A value that cannot be an entry of this file (a half-written or foreign slot) counts as an empty slot.
         if slot_value <= INVALID_INDEX or slot_value > index_count:
             slot_value = INVALID_INDEX
-        time_diff = self._time_diff_seconds(store_timestamp)
+        last_store, last_begin, time_diff = self._last_time_diff  # a record's second key: its first key's value
+        if store_timestamp != last_store or header.begin_timestamp != last_begin:
+            time_diff = self._time_diff_seconds(store_timestamp)
         index_position = self._entries_pos + index_count * INDEX_SIZE  # abs_index_pos
         _ENTRY.pack_into(buf, index_position, key_hash, phy_offset, time_diff, slot_value)
         _SLOT.pack_into(buf, slot_position, index_count)
         # The first entry fixes where the file begins. In a rolled file its timeDiff was computed against the
         # inherited beginTimestamp just above; both are Java's order, kept as is.
-        header.entry_added(phy_offset, store_timestamp, new_slot=slot_value == INVALID_INDEX)
+        header.entry_added(phy_offset, store_timestamp, slot_value == INVALID_INDEX)  # positional: twice a record
         return True
 
     def _time_diff_seconds(self, store_timestamp: int) -> int:

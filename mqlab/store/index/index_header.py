@@ -120,7 +120,7 @@ class IndexHeader:
         """
         _HEADER.pack_into(self.byte_buffer, 0, *(getattr(self, f.attr) for f in HEADER_FIELDS))
 
-    def entry_added(self, phy_offset: int, store_timestamp: int, *, new_slot: bool) -> None:
+    def entry_added(self, phy_offset: int, store_timestamp: int, new_slot: bool) -> None:
         """Account for one more entry and write the whole header once.
 
         Java: the header updates at the end of IndexFile#putKey: ``setBeginPhyOffset``/``setBeginTimestamp`` for
