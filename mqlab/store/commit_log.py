@@ -303,13 +303,31 @@ class CommitLog:
         return None
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def get_data(self, offset: int, return_first_on_not_found: bool = False) -> SelectMappedBufferResult | None:
-        """Readable bytes from ``offset`` to the end of its segment. Java: CommitLog#getData."""
+    def get_data(
+        self, offset: int, return_first_on_not_found: bool = False, *, max_size: int | None = None
+    ) -> SelectMappedBufferResult | None:
+        """Readable bytes from ``offset`` to the end of its segment, at most ``max_size`` of them.
+
+        Java: CommitLog#getData (a slice of the mapping; mqlab copies, so a reader may ask for less than the rest of
+        a segment that can be 1 GiB long)
+        """
         size = self.config.mapped_file_size_commit_log
         mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset, return_first_on_not_found)
         if mapped_file is None:
             return None
-        return mapped_file.select_mapped_buffer(offset % size)
+        pos = offset % size
+        if max_size is not None:
+            readable = mapped_file.get_read_position() - pos
+            if readable > max_size:
+                return mapped_file.select_mapped_buffer(pos, max_size)
+        return mapped_file.select_mapped_buffer(pos)
+
+    def readable_end(self, offset: int) -> int:
+        """Where the readable bytes of the segment holding ``offset`` end (``offset`` itself if there is none)."""
+        mapped_file = self.mapped_file_queue.find_mapped_file_by_offset(offset)
+        if mapped_file is None:
+            return offset
+        return mapped_file.file_from_offset + mapped_file.get_read_position()
 
     def get_message(self, offset: int, size: int) -> SelectMappedBufferResult | None:
         """Exactly ``size`` bytes at ``offset`` (one record). Java: CommitLog#getMessage."""

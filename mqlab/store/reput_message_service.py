@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 
 _SLAVE = BrokerRole.SLAVE  # read per dispatched record (an Enum class attribute is a descriptor call in 3.11)
+# How many CommitLog bytes one read copies at most. Java reads a slice of the mapping, without copying; mqlab copies,
+# and a reput that is far behind would otherwise copy up to a whole segment (1 GiB by default) in one go.
+READ_CHUNK = 16 << 20
 
 
 class ReputMessageService(ServiceThread):
@@ -48,6 +51,8 @@ class ReputMessageService(ServiceThread):
         self.reput_from_offset = 0
         self.message_arriving_listener: MessageArrivingListener | None = None
         self.interval_ms = 1
+        # At least one whole record: no record (nor the blank end of a segment) is longer than maxMessageSize + 8.
+        self.read_chunk = max(READ_CHUNK, config.max_message_size + 8)
 
     def wait_interval_ms(self) -> int:
         """1 ms (Java: ``Thread.sleep(1)``)."""
@@ -75,15 +80,20 @@ class ReputMessageService(ServiceThread):
         while do_next and self.is_commit_log_available():
             if self.config.duplication_enable and self.reput_from_offset >= commit_log.confirm_offset:
                 break
-            result = commit_log.get_data(self.reput_from_offset)
+            chunk = self.read_chunk
+            result = commit_log.get_data(self.reput_from_offset, max_size=chunk)
             if result is None:
                 break
             self.reput_from_offset = result.start_offset
             data, read_size = result.data, 0
-            while read_size < len(data) and do_next:
+            end = len(data)
+            capped = end == chunk  # more may follow in the segment: a record at the end may be cut in two
+            while read_size < end and do_next:
                 request = commit_log.check_message_and_return_size(
                     data, read_size, False, False, base=result.start_offset
                 )
+                if not request.success and capped and self._cut_at_chunk_end(data, read_size):
+                    break  # read again from this record: the next chunk starts with it
                 size = request.msg_size if request.buffer_size == -1 else request.buffer_size
                 if request.success:
                     if size > 0:
@@ -105,19 +115,35 @@ class ReputMessageService(ServiceThread):
                 else:
                     do_next = False
                     if self.config.broker_role is not BrokerRole.SLAVE:
-                        # A master skips the rest of what it read: the bytes there cannot be a record.
+                        # A master skips the rest of what it read: the bytes there cannot be a record. Java reads
+                        # to the segment's readable end at once; past a capped read, that end lies further on.
                         self.runtime.trace_event(
                             "ReputMessageService",
                             "skipUnreadable",
                             offset=self.reput_from_offset,
                             reason=request.reason,
                         )
-                        self.reput_from_offset += len(data) - read_size
+                        if capped:
+                            self.reput_from_offset = commit_log.readable_end(self.reput_from_offset)
+                        else:
+                            self.reput_from_offset += len(data) - read_size
         if dispatched and self.runtime.trace.enabled:
             self.runtime.trace_event(
                 "ReputMessageService", "doReput", dispatched=dispatched, reputFromOffset=self.reput_from_offset
             )
         return dispatched
+
+    def _cut_at_chunk_end(self, data: bytes, pos: int) -> bool:
+        """Whether the record at ``pos`` goes on past the end of a capped read (its TOTALSIZE says so).
+
+        A TOTALSIZE above the read size cannot be a record's: that one is left to the record check, which calls
+        it garbage, so a corrupt size never makes reput read the same bytes again and again.
+        """
+        remaining = len(data) - pos
+        if remaining < 4:
+            return True
+        total = int.from_bytes(data[pos : pos + 4], "big", signed=True)
+        return remaining < total <= self.read_chunk
 
     def _notify_arriving(self, request: DispatchRequest) -> None:
         listener = self.message_arriving_listener

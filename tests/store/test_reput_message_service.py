@@ -172,3 +172,57 @@ def test_start_rebuilds_deleted_consume_queues_before_it_returns(make_store, rt,
     assert keys_of(read_queue(again)) == [f"k{i}" for i in range(30)]
     assert keys_of(read_queue(again, 3)) == [f"k{i}" for i in range(30, 37)]
     assert again.put_message(inner(rt, 99)).append_message_result.logics_offset == 30
+
+
+def count_reads(monkeypatch, store):
+    """Record the size of every window reput reads."""
+    sizes = []
+    get_data = store.commit_log.get_data
+
+    def recording(*args, **kwargs):
+        result = get_data(*args, **kwargs)
+        if result is not None:
+            sizes.append(len(result.data))
+        return result
+
+    monkeypatch.setattr(store.commit_log, "get_data", recording)
+    return sizes
+
+
+@pytest.mark.spec("CQ-13")
+@pytest.mark.parametrize("chunk", [333, 700, 4096])
+def test_capped_windows_dispatch_the_same_records_as_one_window(paused, rt, monkeypatch, chunk):
+    store = paused
+    put_all(store, rt, 60)  # over several segments, with blank records
+    service = store.reput_message_service
+    service.read_chunk = chunk  # below the floor the constructor keeps, to cut records at window ends
+    sizes = count_reads(monkeypatch, store)
+    assert service.run_once() == 60
+    assert max(sizes) <= chunk and len(sizes) >= store.get_max_phy_offset() // chunk
+    assert service.reput_from_offset == store.get_max_phy_offset()
+    assert keys_of(read_queue(store)) == [f"k{i}" for i in range(60)]
+    assert not rt.trace.events("ReputMessageService", event="skipUnreadable")
+
+
+@pytest.mark.spec("CQ-13")
+def test_the_window_holds_at_least_one_whole_record(make_store):
+    store = make_store()
+    assert store.reput_message_service.read_chunk == max(16 << 20, store.config.max_message_size + 8)
+
+
+@pytest.mark.store_left_damaged
+@pytest.mark.spec("CQ-7", "CQ-13")
+@pytest.mark.parametrize("corrupt", ["magic", "total"])
+def test_a_master_skips_to_the_segments_readable_end_from_a_capped_window(paused, rt, corrupt):
+    store = paused
+    results = put_all(store, rt, 5)
+    buf = store.commit_log.mapped_file_queue.mapped_files[0].mapped_byte_buffer
+    if corrupt == "magic":
+        struct.pack_into(">i", buf, results[2].wrote_offset + 4, 0x12345678)
+    else:  # a TOTALSIZE longer than any window: garbage, not a record cut by the window's end
+        struct.pack_into(">i", buf, results[2].wrote_offset, 0x7FFFFFF0)
+    service = store.reput_message_service
+    service.read_chunk = results[1].wrote_bytes + 10  # windows of about one record
+    assert service.run_once() == 2
+    assert service.reput_from_offset == store.get_max_phy_offset()
+    assert rt.trace.events("ReputMessageService", event="skipUnreadable")
