@@ -226,7 +226,7 @@ class CommitLog:
             try:
                 msg.store_timestamp = begin
                 mapped_file = last_file()
-                if mapped_file is None or mapped_file.is_full():
+                if mapped_file is None or mapped_file.wrote_position == mapped_file.file_size:  # #isFull
                     mapped_file = self.mapped_file_queue.get_last_mapped_file(0, need_create=True)
                 if mapped_file is None:
                     return self._completed(PutMessageResult(PutMessageStatus.CREATE_MAPEDFILE_FAILED))

@@ -92,7 +92,7 @@ class MappedFileQueue:
         create_offset = -1
         if last is None:
             create_offset = start_offset - start_offset % self.mapped_file_size
-        elif last.is_full():
+        elif last.wrote_position == last.file_size:  # MappedFile#isFull, inlined: once per put and per unit
             create_offset = last.file_from_offset + self.mapped_file_size
         if create_offset != -1 and need_create:
             return self.try_create_mapped_file(create_offset)
