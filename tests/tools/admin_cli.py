@@ -1,4 +1,4 @@
-"""``mqlab admin`` run in-process against a simulated cluster, for the admin command tests."""
+"""``mqlab admin`` run in-process against a cluster, and the consumer it reports on, for the admin command tests."""
 
 from __future__ import annotations
 
@@ -7,7 +7,25 @@ import json
 from typing import Any
 
 from mqlab.cli import build_parser
+from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.tools.command.mq_admin_startup import run_sub_command
+
+
+def start_consumer(
+    cluster: Any, group: str, topic: str, listener: Any, *, node: str = "consumer", expression: str = "*"
+) -> DefaultMQPushConsumer:
+    """A started push consumer of ``group`` on ``cluster`` (from the first offset): what the admin commands see."""
+    consumer = DefaultMQPushConsumer(
+        group,
+        cluster.client_runtime(node),
+        namesrv_addr=cluster.namesrv_addr,
+        consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+    )
+    consumer.subscribe(topic, expression)
+    consumer.register_message_listener(listener)
+    consumer.start()
+    return consumer
 
 
 class AdminCli:

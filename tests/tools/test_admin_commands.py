@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 import pytest
 
 from mqlab.cli import main
-from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
 from mqlab.cluster import Cluster
-from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message import message_decoder
 from mqlab.common.message.message import Message
+from tests.tools.admin_cli import start_consumer
 
 TOPIC = "AdminTopic"
 GROUP = "admin_group"
@@ -70,15 +69,7 @@ def world(tmp_path_factory):
                 received.update(m.get_msg_id() for m in msgs)
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
-        consumer = DefaultMQPushConsumer(
-            GROUP,
-            cluster.client_runtime("consumer"),
-            namesrv_addr=cluster.namesrv_addr,
-            consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
-        )
-        consumer.subscribe(TOPIC, "*")
-        consumer.register_message_listener(on_messages)
-        consumer.start()
+        consumer = start_consumer(cluster, GROUP, TOPIC, on_messages)
         assert cluster.wait_until(lambda: len(received) >= FIRST, 30_000), "the consumer did not get every message"
         consumer.default_mq_push_consumer_impl.persist_consumer_offset()
         offsets = cluster.broker().consumer_offset_manager

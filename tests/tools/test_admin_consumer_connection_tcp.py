@@ -11,8 +11,8 @@ from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
 from mqlab.cluster import Cluster
-from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message.message import Message
+from tests.tools.admin_cli import start_consumer
 
 TOPIC = "ConnectionTopic"
 GROUP = "connection_group"
@@ -39,15 +39,9 @@ def test_consumer_connection_and_progress_over_tcp_show_both_members_of_a_runnin
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
         for i in (1, 2):
-            consumer = DefaultMQPushConsumer(
-                GROUP,
-                cluster.client_runtime(f"consumer-{i}"),
-                namesrv_addr=cluster.namesrv_addr,
-                consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+            consumer = start_consumer(
+                cluster, GROUP, TOPIC, on_messages, node=f"consumer-{i}", expression="TagA || TagB"
             )
-            consumer.subscribe(TOPIC, "TagA || TagB")
-            consumer.register_message_listener(on_messages)
-            consumer.start()
             consumers.append(consumer)
         client_ids = sorted(c.default_mq_push_consumer_impl.mq_client_factory.client_id for c in consumers)
         broker = cluster.broker()

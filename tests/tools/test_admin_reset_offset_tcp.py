@@ -8,13 +8,12 @@ import time
 import pytest
 
 from mqlab.cli import main
-from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.client.impl.factory import mq_client_instance
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
 from mqlab.cluster import Cluster
-from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message.message import Message
+from tests.tools.admin_cli import start_consumer
 
 TOPIC = "ResetTopic"
 GROUP = "reset_group"
@@ -44,15 +43,7 @@ def test_reset_offset_by_time_over_tcp_resets_a_running_consumer_then_an_offline
                 consumed.extend((m.queue_id, m.queue_offset) for m in msgs)
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS
 
-        consumer = DefaultMQPushConsumer(
-            GROUP,
-            cluster.client_runtime("consumer"),
-            namesrv_addr=cluster.namesrv_addr,
-            consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
-        )
-        consumer.subscribe(TOPIC, "*")
-        consumer.register_message_listener(on_messages)
-        consumer.start()
+        consumer = start_consumer(cluster, GROUP, TOPIC, on_messages)
         assert cluster.wait_until(lambda: len(consumed) >= COUNT, 30_000)
         broker = cluster.broker()
         store = broker.message_store
