@@ -15,10 +15,12 @@ from pathlib import Path
 
 from mqlab import ROCKETMQ_VERSION, __version__
 from mqlab.common.config_errors import ConfigError
+from mqlab.common.constant.logger_name import configure_cli_logging
 from mqlab.common.message import message_decoder
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_errors import MessageFormatError
 from mqlab.common.message.message_record_layout import spans
+from mqlab.store.store_errors import StoreError
 
 # A server process keeps only its latest trace events, so its memory does not grow with every request.
 SERVER_TRACE_CAPACITY = 10_000
@@ -122,6 +124,7 @@ def _cmd_namesrv(args: argparse.Namespace) -> int:
         namesrv_config, netty_server_config = NamesrvConfig(), NettyServerConfig.for_namesrv()
     if args.port is not None:
         netty_server_config.listen_port = args.port
+    configure_cli_logging()
     stop = install_stop_signals()
     runtime = ThreadedRuntime.create("namesrv", trace_capacity=SERVER_TRACE_CAPACITY)
     controller = NamesrvController(namesrv_config, netty_server_config, runtime, listen_host=args.host)
@@ -180,6 +183,35 @@ def _cmd_store_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_store_quarantine(args: argparse.Namespace) -> int:
+    """List what recovery moved to the store's quarantine, or decode the records of one entry."""
+    from mqlab.store import quarantine
+    from mqlab.store.store_inspector import format_records
+
+    root = Path(args.store_dir)
+    if args.entry is None:
+        entries = quarantine.list_entries(root)
+        if not entries:
+            print(f"{quarantine.quarantine_root(root)}: nothing in quarantine")
+        for entry in entries:
+            print(f"{entry.name}  {entry.kind}  {entry.files} file(s)  {entry.bytes} bytes  {entry.detail}")
+        return 0
+    entry_dir = quarantine.quarantine_root(root) / args.entry
+    if not entry_dir.is_dir():
+        raise ValueError(f"no quarantine entry {args.entry!r} in {quarantine.quarantine_root(root)}")
+    if not args.entry.startswith("commitlog/"):
+        for path in sorted(p for p in entry_dir.iterdir() if p.is_file()):
+            print(f"{path.name}  {path.stat().st_size} bytes (inspect with: mqlab store inspect --kind consumequeue)")
+        return 0
+    rows = quarantine.cut_records(entry_dir)
+    messages = sum(1 for r in rows if r.kind == "message")
+    print(
+        f"{args.entry}: {messages} readable message(s) after the cut; {json.dumps(quarantine.read_manifest(entry_dir))}"
+    )
+    print(format_records(rows, head=args.limit or None, tail=3 if args.limit else 0))
+    return 0
+
+
 def _guess_kind(path: Path) -> str | None:
     parts = [p.name for p in path.parents]
     if path.name == "checkpoint":
@@ -209,13 +241,15 @@ def _cmd_broker(args: argparse.Namespace) -> int:
         broker_config.namesrv_addr = args.namesrv
     if broker_config.namesrv_addr is None:
         print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
+    configure_cli_logging()
     stop = install_stop_signals()
     runtime = ThreadedRuntime.create(broker_config.broker_name, trace_capacity=SERVER_TRACE_CAPACITY)
     controller = BrokerController(
         broker_config, server_config, client_config, store_config, runtime, listen_host=args.host
     )
     if not controller.initialize():
-        print("mqlab broker: initialization failed", file=sys.stderr)
+        reason = controller.initialize_failure or "a config file or the store could not be loaded"
+        print(f"mqlab broker: cannot start: {reason}", file=sys.stderr)
         return 1
     for line in controller.message_store.recovery_report.lines():
         print(f"store: {line}", file=sys.stderr)
@@ -294,9 +328,15 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--limit", type=int, default=0, help="show at most this many rows")
     inspect.add_argument("--json", action="store_true")
     inspect.set_defaults(func=_cmd_store_inspect)
+    kept = store.add_parser("quarantine", help="list what recovery moved aside, or decode the records of one entry")
+    kept.add_argument("store_dir")
+    kept.add_argument("entry", nargs="?", help="an entry name as listed (e.g. commitlog/00000000000000008192)")
+    kept.add_argument("--limit", type=int, default=0, help="show at most this many records (and the last three)")
+    kept.set_defaults(func=_cmd_store_quarantine)
     from mqlab.tools.command import mq_admin_startup
 
     mq_admin_startup.add_parser(sub)
+
     return parser
 
 
@@ -305,7 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (MessageFormatError, ConfigError, OSError, ValueError) as exc:
+    except (MessageFormatError, ConfigError, StoreError, OSError, ValueError) as exc:
+        # StoreError: StoreLockedError, StoreLoadError, MappedFileCreateError... one line, no traceback (HARD-6).
         print(f"mqlab {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
 

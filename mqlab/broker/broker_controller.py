@@ -142,6 +142,7 @@ class BrokerController:
         self._timers: list[TimerHandle] = []
         self._register_lock = threading.RLock()
         self._started = False
+        self.initialize_failure: str | None = None  # why initialize() returned False, for the start-up error
 
     # -- addresses -------------------------------------------------------------------------------------------
     def get_broker_addr(self) -> str:
@@ -163,9 +164,12 @@ class BrokerController:
 
         Java: BrokerController#initialize
         """
-        result = self.topic_config_manager.load()
-        result = result and self.consumer_offset_manager.load()
-        result = result and self.subscription_group_manager.load()
+        result = True
+        for manager in (self.topic_config_manager, self.consumer_offset_manager, self.subscription_group_manager):
+            if not manager.load():
+                self.initialize_failure = manager.load_failure or f"cannot load {manager.config_file_path()}"
+                result = False
+                break
         if result:
             self.message_store = DefaultMessageStore(
                 self.message_store_config,
@@ -245,7 +249,13 @@ class BrokerController:
         """Start everything, register with the name servers now and then periodically. Java: BrokerController#start."""
         assert self.remoting_server is not None, "initialize() first"
         self.message_store.start()
-        self.remoting_server.start()
+        try:
+            self.remoting_server.start()
+        except OSError:
+            # mqlab: a broker that cannot listen (port taken) stops its store cleanly, so no abort file is left and
+            # the next start is not an abnormal recovery (Java exits with the store started, abort in place; HARD-6).
+            self.message_store.shutdown()
+            raise
         self.listen_port = self.remoting_server.local_listen_port()
         self.broker_outer_api.start()
         self.pull_request_hold_service.start()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mqlab.client.exception.mq_client_exception import MQClientException
 from mqlab.common import util_all
-from mqlab.common.message.message import Message
+from mqlab.common.message.message import Message, body_type_error
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.topic import topic_validator
 from mqlab.common.topic.topic_validator import is_topic_or_group_illegal, java_length
@@ -20,17 +20,11 @@ VALID_PATTERN_STR = "^[%|a-zA-Z0-9_-]+$"
 def check_group(group: str | None) -> None:
     """Blank, longer than 255, or illegal characters → ``MQClientException``.
 
-    Java: Validators#checkGroup
+    Java: Validators#checkGroup (the rules live in ``topic_validator.validate_group``, which the broker applies too)
     """
-    if util_all.is_blank(group):
-        raise MQClientException("the specified group is blank")
-    assert group is not None
-    if java_length(group) > CHARACTER_MAX_LENGTH:
-        raise MQClientException("the specified group is longer than group max length 255.")
-    if is_topic_or_group_illegal(group):
-        raise MQClientException(
-            f"the specified group[{group}] contains illegal characters, allowing only {VALID_PATTERN_STR}"
-        )
+    failure = topic_validator.validate_group(group)
+    if failure is not None:
+        raise MQClientException(failure[1])
 
 
 def check_topic(topic: str | None) -> None:
@@ -80,6 +74,8 @@ def check_message(msg: Message | None, max_message_size: int) -> None:
     is_not_allowed_send_topic(msg.topic)
     if msg.body is None:
         raise MQClientException("the message body is null", illegal)
+    if not isinstance(msg.body, bytes | bytearray | memoryview):  # mqlab: Java's type system does this (HARD-10)
+        raise MQClientException(body_type_error(msg.body), illegal)
     if len(msg.body) == 0:
         raise MQClientException("the message body length is zero", illegal)
     if len(msg.body) > max_message_size:

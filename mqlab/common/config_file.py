@@ -139,10 +139,53 @@ def load_broker_config(
     return configs
 
 
+COMMIT_LOG_SIZE_UNIT = 4096  # an OS page: segments are mapped whole
+CONSUME_QUEUE_SIZE_UNIT = 20  # one ConsumeQueue unit
+
+
+def check_ranges(properties: Mapping[str, str], checks: Iterable[tuple[str, int, bool, str]]) -> None:
+    """Refuse values a config object accepted as a Java int but the servers cannot use (mqlab; HARD-6).
+
+    Each check is ``(key, value, ok, expected)``; only keys written in the file are checked, so a default never
+    fails. Java 4.9.3 starts with such values and fails later (a bind error, an exception when a segment is mapped).
+
+    Raises:
+        InvalidConfigValueError: the first check (in file order) that is not ``ok``.
+    """
+    source = getattr(properties, "source", "<properties>")
+    lines: Mapping[str, int] = getattr(properties, "line_numbers", {})
+    for key, value, ok, expected in sorted(checks, key=lambda c: lines.get(c[0], 0)):
+        if key in properties and not ok:
+            raise InvalidConfigValueError(key, str(value), expected=expected, source=source, line=lines.get(key))
+
+
+def _port_check(port: int) -> tuple[str, int, bool, str]:
+    return ("listenPort", port, 0 <= port <= 0xFFFF, "a port in 1..65535 (or 0: any free port)")
+
+
 def _apply_broker_startup_rules(configs: BrokerStartupConfigs, properties: Mapping[str, str]) -> None:
     broker, store = configs.broker_config, configs.message_store_config
     source = getattr(properties, "source", "<properties>")
     lines: Mapping[str, int] = getattr(properties, "line_numbers", {})
+    cl_size, cq_size = store.mapped_file_size_commit_log, store.mapped_file_size_consume_queue
+    check_ranges(
+        properties,
+        [
+            _port_check(configs.netty_server_config.listen_port),
+            (
+                "mappedFileSizeCommitLog",
+                cl_size,
+                cl_size > 0 and cl_size % COMMIT_LOG_SIZE_UNIT == 0,
+                f"a positive multiple of {COMMIT_LOG_SIZE_UNIT} bytes (an OS page)",
+            ),
+            (
+                "mappedFileSizeConsumeQueue",
+                cq_size,
+                cq_size > 0 and cq_size % CONSUME_QUEUE_SIZE_UNIT == 0,
+                f"a positive multiple of {CONSUME_QUEUE_SIZE_UNIT} bytes (one ConsumeQueue unit)",
+            ),
+        ],
+    )
     if broker.namesrv_addr is not None:
         check_namesrv_addr(broker.namesrv_addr, source=source, line=lines.get("namesrvAddr"))
     if store.broker_role is BrokerRole.SLAVE:
@@ -248,6 +291,7 @@ def load_namesrv_config(
         netty_server_config=NettyServerConfig.for_namesrv() if netty_server_config is None else netty_server_config,
     )
     apply_properties(properties, configs)
+    check_ranges(properties, [_port_check(configs.netty_server_config.listen_port)])
     return configs
 
 

@@ -14,6 +14,10 @@ import threading
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+from mqlab.common.constant.logger_name import COMMON_LOGGER_NAME, get_logger
+
+_LOG = get_logger(COMMON_LOGGER_NAME)
+
 
 class ConfigManager(ABC):
     """A piece of broker state kept in one JSON file (topics, offsets, subscription groups, delay offsets)."""
@@ -35,17 +39,36 @@ class ConfigManager(ABC):
     def load(self) -> bool:
         """Read the file (or its backup); a missing file is an empty config, unreadable content falls back.
 
-        Java: ConfigManager#load
+        Java: ConfigManager#load. Java also starts when the file is unreadable and there is no backup, and its next
+        persist then overwrites the file; mqlab refuses instead (``False``, with the file named in the log), so
+        nothing is lost (HARD-7).
         """
         path = Path(self.config_file_path())
-        text = _read(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = None
+        except (UnicodeDecodeError, OSError) as exc:
+            return self._load_bak_after(path, f"unreadable: {exc}")
         if not text:
             return self.load_bak()
         try:
             self.decode(text)
-        except ValueError:
-            return self.load_bak()
+        except ValueError as exc:
+            return self._load_bak_after(path, f"not valid content: {exc}")
         return True
+
+    def _load_bak_after(self, path: Path, problem: str) -> bool:
+        bak = Path(str(path) + ".bak")
+        if not _read(bak):
+            _LOG.error("%s is %s, and there is no backup to load instead: refusing to start over it", path, problem)
+            self.load_failure = f"{path} is {problem}, and {bak.name} is missing or empty"
+            return False
+        _LOG.warning("%s is %s; loading %s instead", path, problem, bak.name)
+        return self.load_bak()
+
+    # Why the last load refused (for the start-up error), or None.
+    load_failure: str | None = None
 
     def load_bak(self) -> bool:
         """Read ``<file>.bak``. Java: ConfigManager#loadBak."""
@@ -53,15 +76,28 @@ class ConfigManager(ABC):
         if text:
             try:
                 self.decode(text)
-            except ValueError:
+            except ValueError as exc:
+                self.load_failure = f"{self.config_file_path()}.bak is not valid content: {exc}"
                 return False
         return True
 
-    def persist(self) -> None:
-        """Write the pretty-printed JSON safely. Java: ConfigManager#persist."""
+    def persist(self) -> bool:
+        """Write the pretty-printed JSON safely; a failed write is logged and leaves the old file whole.
+
+        Java: ConfigManager#persist (which logs the IOException too: a full disk must not stop the broker)
+
+        Returns:
+            Whether the file was written.
+        """
         text = self.encode(True)
-        if text is not None:
+        if text is None:
+            return False
+        try:
             string2file(text, self.config_file_path())
+        except OSError as exc:
+            _LOG.error("persist file %s exception: %s (the previous content is kept)", self.config_file_path(), exc)
+            return False
+        return True
 
 
 def _read(path: Path) -> str | None:

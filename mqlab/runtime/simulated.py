@@ -41,6 +41,10 @@ class SimulationStalledError(RuntimeError):
     """A blocking call waited for something no pending event can bring about."""
 
 
+def _nothing() -> None:
+    """What a cancelled timer runs (never, in fact)."""
+
+
 class _Event:
     __slots__ = ("cancelled", "fn", "name", "seq", "time_ms")
 
@@ -52,7 +56,10 @@ class _Event:
         return (self.time_ms, self.seq) < (other.time_ms, other.seq)
 
     def cancel(self) -> None:
+        # Drop the callback now: a cancelled timer waits in the heap until its due time, and whatever its callback
+        # holds (a closed connection and its buffered bytes) must not wait with it (HARD-8).
         self.cancelled = True
+        self.fn = _nothing
 
 
 class _PeriodicHandle:

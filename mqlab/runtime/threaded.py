@@ -165,6 +165,10 @@ class ThreadExecutor:
             self._queue.put(_STOP)
 
 
+def _nothing() -> None:
+    """What a cancelled timer runs (never, in fact)."""
+
+
 class _Timer:
     __slots__ = ("cancelled", "fn", "name", "next_delay", "seq", "when")
 
@@ -176,7 +180,10 @@ class _Timer:
         return (self.when, self.seq) < (other.when, other.seq)
 
     def cancel(self) -> None:
+        # Drop the callback now: a cancelled timer waits in the heap until its due time, and whatever its callback
+        # holds (a closed connection and its buffered bytes) must not wait with it (HARD-8).
         self.cancelled = True
+        self.fn = _nothing
 
 
 class ThreadScheduler:

@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mqlab.common.constant.logger_name import STORE_LOGGER_NAME, get_logger
 from mqlab.common.util_all import get_disk_partition_space_used_percent, is_it_time_to_do
 from mqlab.store.config import store_path_config_helper as paths
 from mqlab.store.running_flags import DISK_FULL_BIT
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from mqlab.store.running_flags import RunningFlags
 
 # Java: CleanCommitLogService.MAX_MANUAL_DELETE_FILE_TIMES
+_LOG = get_logger(STORE_LOGGER_NAME)
 MAX_MANUAL_DELETE_FILE_TIMES = 20
 # Java: -Drocketmq.broker.diskSpaceWarningLevelRatio (default "0.90"): above it the store stops accepting puts.
 DISK_SPACE_WARNING_LEVEL_RATIO = 0.90
@@ -159,6 +161,7 @@ class CleanCommitLogService:
         if manual:
             self.manual_delete_file_several_times -= 1
         clean_at_once = self.config.clean_file_forcibly_enable and self.clean_immediately
+        segments = [(m.file.name, m.file_from_offset) for m in self.commit_log.mapped_file_queue.mapped_files]
         # Java: CommitLog#deleteExpiredFile, which only forwards to MappedFileQueue#deleteExpiredFileByTime.
         deleted = self.commit_log.mapped_file_queue.delete_expired_file_by_time(
             self.config.file_reserved_time * HOUR_MS,
@@ -166,6 +169,10 @@ class CleanCommitLogService:
             self.config.destroy_maped_file_interval_forcibly,
             clean_at_once,
         )
+        if deleted:
+            self._log_deleted(
+                segments[:deleted], segments[deleted][1] if deleted < len(segments) else -1, clean_at_once
+            )
         self.runtime.trace_event(
             "CleanCommitLogService",
             "deleteExpiredFiles",
@@ -176,6 +183,21 @@ class CleanCommitLogService:
             deleted=deleted,
         )
         return CleanCommitLogPass(time_up, space_to_delete, manual, clean_at_once, deleted)
+
+    def _log_deleted(self, segments: list[tuple[str, int]], new_min_offset: int, forced: bool) -> None:
+        """Log the deleted segments and the CommitLog offsets gone with them (Java logs each file to store.log).
+
+        A forced deletion (the disk above ``diskSpaceCleanForciblyRatio``) may take messages no group has consumed
+        yet; it is logged as a warning naming the files and the offset range lost (HARD-9).
+        """
+        names = ", ".join(name for name, _ in segments)
+        lost = f"CommitLog offsets {segments[0][1]}..{new_min_offset if new_min_offset >= 0 else 'end'}"
+        if forced:
+            _LOG.warning(
+                "disk full: deleted %d CommitLog file(s) regardless of age: %s (%s)", len(segments), names, lost
+            )
+        else:
+            _LOG.info("deleted %d expired CommitLog file(s): %s (%s)", len(segments), names, lost)
 
     def redelete_hanged_file(self) -> bool:
         """At most every ``redeleteHangedFileInterval`` (120 s), retry destroying a first segment left hanging.

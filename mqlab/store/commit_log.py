@@ -14,6 +14,7 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zlib_ng.zlib_ng import crc32 as _crc32
@@ -38,11 +39,13 @@ from mqlab.store.flush_disk_watcher import FlushDiskWatcher
 from mqlab.store.flush_real_time_service import FlushRealTimeService
 from mqlab.store.group_commit_request import GroupCommitRequest
 from mqlab.store.group_commit_service import GroupCommitService
+from mqlab.store.mapped_file import last_non_zero
 from mqlab.store.mapped_file_queue import MappedFileQueue
 from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
 from mqlab.store.message_ext_encoder import MessageExtEncoder, MessageSizeExceededError
 from mqlab.store.put_message_result import PutMessageResult
 from mqlab.store.put_message_status import PutMessageStatus
+from mqlab.store.quarantine import quarantine_commit_log_cut
 from mqlab.store.select_mapped_buffer_result import SelectMappedBufferResult
 from mqlab.store.store_errors import StoreLoadError
 
@@ -600,13 +603,25 @@ class CommitLog:
         if last is not None and last.wrote_position == last.file_size:
             # Loaded files count as full: measure what really follows the stop point instead.
             dropped_bytes = self._non_zero_tail(process_offset)
+        reason = failure.reason if failure is not None and failure.reason else None
+        kept = None
+        if dropped_bytes > 0:
+            # mqlab: what 4.9.3 would erase and delete is moved to the quarantine first (HARD-5).
+            entry = quarantine_commit_log_cut(
+                self.config.store_path_root_dir,
+                mfq,
+                process_offset,
+                reason=reason,
+                mode=mode,
+                now_ms=self.runtime.now_ms(),
+            )
+            kept = str(entry.relative_to(Path(self.config.store_path_root_dir))) if entry is not None else None
         mfq.flushed_where = process_offset
         mfq.committed_where = process_offset
         removed = mfq.truncate_dirty_files(process_offset)
         if max_phy_offset_of_consume_queue >= process_offset:
             truncate_logics(process_offset)
-        reason = failure.reason if failure is not None and failure.reason else None
-        outcome = RecoveryOutcome(mode, process_offset, reason, removed, dropped_bytes)
+        outcome = RecoveryOutcome(mode, process_offset, reason, removed, dropped_bytes, quarantined=kept)
         self.runtime.trace_event(
             "CommitLog",
             "recovered",
@@ -614,6 +629,7 @@ class CommitLog:
             maxOffset=process_offset,
             stoppedBecause=outcome.stopped_because or "end of data",
             removedFiles=len(removed),
+            quarantined=kept,
         )
         return outcome
 
@@ -624,7 +640,7 @@ class CommitLog:
         for mapped_file in self.mapped_file_queue.mapped_files:
             start = max(offset - mapped_file.file_from_offset, 0)
             if start < size:
-                dropped += max(_last_non_zero(mapped_file.slice_byte_buffer(), start, size) - start, 0)
+                dropped += max(last_non_zero(mapped_file.slice_byte_buffer(), start, size) - start, 0)
         return dropped
 
 
@@ -640,23 +656,6 @@ def _decode_topic(raw: Any) -> str:
     if topic is None:
         topic = _TOPIC_CACHE.put(raw, raw.decode("utf-8", "replace"))
     return topic
-
-
-_ZERO_CHUNK = bytes(1 << 20)
-
-
-def _last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
-    """One past the last non-zero byte in ``buf[start:end]`` (``start`` if all zero), reading backwards."""
-    while end > start:
-        low = max(start, end - chunk)
-        if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
-            end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
-            continue
-        piece = buf[low:end].rstrip(b"\x00")
-        if piece:
-            return low + len(piece)
-        end = low
-    return start
 
 
 class DelayLevelService(Protocol):
@@ -682,6 +681,7 @@ class RecoveryOutcome:
         removed_files: list[str],
         dropped_bytes: int = 0,
         destroy_logics: bool = False,
+        quarantined: str | None = None,
     ):
         self.mode = mode
         self.max_offset = max_offset
@@ -689,10 +689,11 @@ class RecoveryOutcome:
         self.removed_files = removed_files
         self.dropped_bytes = dropped_bytes
         self.destroy_logics = destroy_logics
+        self.quarantined = quarantined  # where the cut bytes were kept, relative to the store root
 
     def __repr__(self) -> str:
         return (
             f"RecoveryOutcome(mode={self.mode}, max_offset={self.max_offset}, "
             f"stopped_because={self.stopped_because!r}, removed_files={self.removed_files}, "
-            f"dropped_bytes={self.dropped_bytes})"
+            f"dropped_bytes={self.dropped_bytes}, quarantined={self.quarantined!r})"
         )

@@ -40,6 +40,20 @@ _ZERO_CHUNK = bytes(1 << 20)  # erase_after's default chunk, all zeros
 _FDATASYNC = os.fdatasync if sys.platform.startswith("linux") else None
 
 
+def last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
+    """One past the last non-zero byte in ``buf[start:end]`` (``start`` if all zero), reading backwards in chunks."""
+    while end > start:
+        low = max(start, end - chunk)
+        if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
+            end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
+            continue
+        piece = buf[low:end].rstrip(b"\x00")
+        if piece:
+            return low + len(piece)
+        end = low
+    return start
+
+
 class AppendMessageCallback(Protocol):
     """Writes one message (or batch) at ``position`` of ``buffer``; Java: AppendMessageCallback."""
 
@@ -113,6 +127,18 @@ class MappedFile(ReferenceResource):
                     self.file.unlink()
             raise MappedFileCreateError(f"cannot create or map {self.file} ({self.file_size} bytes): {exc}") from exc
         self._fd = fd
+
+    def reserve(self, start: int, length: int) -> None:
+        """Make the disk back bytes ``[start, start + length)`` of the file (``posix_fallocate``).
+
+        Java: none. A page of a mapping that the file system cannot back kills the process with SIGBUS when it is
+        first written; reserving first turns a full disk into an ``OSError`` here (HARD-3).
+
+        Raises:
+            OSError: the disk refused (``ENOSPC``).
+        """
+        if length > 0:
+            os.posix_fallocate(self._fd, start, length)
 
     def _initial_mtime(self, existed: bool) -> int:
         # A new segment is as old as the runtime's clock says; a loaded one keeps the age its mtime records (in a
@@ -330,17 +356,7 @@ class MappedFile(ReferenceResource):
         erases them. Reads backwards in chunks and writes only up to the last non-zero byte.
         """
         buf = self.mapped_byte_buffer
-        end = self.file_size
-        while end > pos:
-            low = max(pos, end - chunk)
-            if end - low == len(_ZERO_CHUNK) and buf[low:end] == _ZERO_CHUNK:
-                end = low  # a whole chunk of zeros: comparing is much cheaper than stripping
-                continue
-            piece = buf[low:end].rstrip(b"\x00")
-            if piece:
-                end = low + len(piece)
-                break
-            end = low
+        end = last_non_zero(buf, pos, self.file_size, chunk)
         if end > pos:
             buf[pos:end] = bytes(end - pos)
         return max(end - pos, 0)

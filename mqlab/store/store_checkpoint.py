@@ -15,6 +15,7 @@ import struct
 from pathlib import Path
 
 from mqlab.store.mapped_file import OS_PAGE_SIZE
+from mqlab.store.store_errors import MappedFileCreateError
 
 _LAYOUT = struct.Struct(">qqq")
 
@@ -27,8 +28,15 @@ class StoreCheckpoint:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         existed = self.path.exists()
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if os.fstat(self._fd).st_size < OS_PAGE_SIZE:
-            os.ftruncate(self._fd, OS_PAGE_SIZE)
+        try:
+            # Blocks first, then the mapping: a sparse page written on a full disk is a SIGBUS (HARD-3).
+            os.posix_fallocate(self._fd, 0, OS_PAGE_SIZE)
+        except OSError as exc:
+            os.close(self._fd)
+            self._fd = -1
+            if not existed:
+                self.path.unlink(missing_ok=True)
+            raise MappedFileCreateError(f"cannot reserve the checkpoint file {self.path}: {exc}") from exc
         self._map = mmap.mmap(self._fd, OS_PAGE_SIZE)
         self.physic_msg_timestamp = 0
         self.logics_msg_timestamp = 0

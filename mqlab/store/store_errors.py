@@ -21,3 +21,7 @@ class MappedFileCreateError(StoreError):
 
 class StoreLoadError(StoreError):
     """A store directory that cannot be loaded as it is."""
+
+
+class StorePathError(StoreError):
+    """A name (a topic) that would place a store file outside the store root; nothing is created."""

@@ -228,46 +228,7 @@ def test_segments_after_the_damage_are_deleted_and_reported(make_store, rt, stor
 
 
 @pytest.mark.store_left_damaged
-@pytest.mark.spec("REC-12")
-def test_a_short_last_segment_is_zero_extended_and_cut_where_its_data_ends(make_store, rt, store_root):
-    store = make_store()
-    results = put_all(store, rt, 50, body=b"b" * 60)
-    store.shutdown()
-    last = segment_files(store_root / "commitlog")[-1]
-    victim = next(r for r in results if r.wrote_offset >= int(last.name) + 500)
-    os.truncate(last, victim.wrote_offset % CL_SIZE + 100)  # the file now ends inside the victim's body
-    again = make_store()
-    lines = again.recovery_report.lines()
-    assert lines[0] == "previous shutdown clean"
-    assert f"extended short CommitLog segment {last.name} with zeros" in lines
-    assert last.stat().st_size == CL_SIZE
-    assert again.get_max_phy_offset() == victim.wrote_offset
-    assert keys_of(read_queue(again)) == keys(0, len(survivors(results, victim.wrote_offset)))
-    assert_consistent(again)
-
-
-@pytest.mark.store_left_damaged
-@pytest.mark.spec("REC-12")
-def test_a_short_segment_in_the_middle_is_found_even_before_the_last_three(make_store, rt, store_root):
-    store = make_store()
-    results = put_all(store, rt, 120, body=b"m" * 60)
-    store.shutdown()
-    files = segment_files(store_root / "commitlog")
-    assert len(files) >= 6
-    victim = next(r for r in results if r.wrote_offset >= CL_SIZE + 1000)  # in segment 1, before the last three
-    os.truncate(files[1], victim.wrote_offset % CL_SIZE + 100)
-    again = make_store()
-    lines = again.recovery_report.lines()
-    assert f"extended short CommitLog segment {files[1].name} with zeros" in lines
-    assert again.recovery_report.commit_log.mode == "abnormal"  # scanned from the first segment
-    assert again.get_max_phy_offset() == victim.wrote_offset
-    assert all(not f.exists() for f in files[2:])
-    assert keys_of(read_queue(again)) == keys(0, len(survivors(results, victim.wrote_offset)))
-    assert_consistent(again)
-
-
-@pytest.mark.store_left_damaged
-@pytest.mark.spec("REC-12", "STORE-7")
+@pytest.mark.spec("STORE-7")
 def test_bodycrc_does_not_cover_the_properties(make_store, rt, store_root):
     # Zeroed properties keep every length intact, so recovery keeps the record: only the body has a checksum.
     store = make_store()
@@ -353,7 +314,8 @@ def test_a_segment_longer_than_configured_is_a_named_load_error(make_store, rt, 
     path = segment_files(store_root / "commitlog")[0]
     with path.open("ab") as f:
         f.write(b"\0" * 100)
-    with pytest.raises(StoreLoadError, match=rf"{path.name} is {CL_SIZE + 100} bytes but segments here are {CL_SIZE}"):
+    message = rf"{path.name} is {CL_SIZE + 100} bytes but mappedFileSizeCommitLog is {CL_SIZE}"
+    with pytest.raises(StoreLoadError, match=message):
         make_store()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mqlab.common import util_all
+from mqlab.common.constant.logger_name import BROKER_LOGGER_NAME, get_logger
 from mqlab.common.data_version import DataVersion
 from mqlab.common.namesrv.register_broker_result import RegisterBrokerResult
 from mqlab.common.protocol.body.kv_table import KVTable
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from mqlab.runtime.scheduler import Future
 
 # Java: unregisterBroker waits 3 s for each name server.
+_LOG = get_logger(BROKER_LOGGER_NAME)
 UNREGISTER_TIMEOUT_MILLIS = 3000
 
 
@@ -147,19 +149,23 @@ class BrokerOuterAPI:
 
             self.remoting_client.invoke_async(namesrv_addr, request, timeout_mills, on_response)
         except RemotingException as exc:
-            self.runtime.trace_event("BrokerOuterAPI", "registerFailed", namesrv=namesrv_addr, error=str(exc))
+            self._register_failed(namesrv_addr, error=str(exc))
             done.set_result(None)
         return done
 
+    def _register_failed(self, namesrv_addr: str, **why: Any) -> None:
+        """Trace and log one name server that did not take the registration (Java logs a warning per name server)."""
+        self.runtime.trace_event("BrokerOuterAPI", "registerFailed", namesrv=namesrv_addr, **why)
+        detail = ", ".join(f"{key}={value}" for key, value in why.items())
+        _LOG.warning("registerBroker to name server %s failed: %s", namesrv_addr, detail)
+
     def _register_result(self, namesrv_addr: str, response: RemotingCommand | None) -> RegisterBrokerResult | None:
         if response is None:
-            self.runtime.trace_event("BrokerOuterAPI", "registerFailed", namesrv=namesrv_addr, error="no response")
+            self._register_failed(namesrv_addr, error="no response")
             return None
         if response.code != ResponseCode.SUCCESS:
             # Java throws MQBrokerException(code, remark); registerBrokerAll logs it and goes on.
-            self.runtime.trace_event(
-                "BrokerOuterAPI", "registerFailed", namesrv=namesrv_addr, code=response.code, remark=response.remark
-            )
+            self._register_failed(namesrv_addr, code=response.code, remark=response.remark)
             return None
         header = response.decode_command_custom_header(h.RegisterBrokerResponseHeader)
         result = RegisterBrokerResult(header.ha_server_addr, header.master_addr)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common import mix_all, util_all
 from mqlab.common.admin.consume_stats import ConsumeStats
 from mqlab.common.admin.offset_wrapper import OffsetWrapper
@@ -253,14 +254,16 @@ class AdminBrokerProcessor:
 
     # -- subscription groups ---------------------------------------------------------------------------------
     def update_and_create_subscription_group(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
-        """Java: AdminBrokerProcessor#updateAndCreateSubscriptionGroup."""
+        """Java: AdminBrokerProcessor#updateAndCreateSubscriptionGroup (mqlab refuses an invalid group name, HARD-1)."""
+        response = RemotingCommand.create_response_command()
         if request.body:
             data = remoting_serializable.from_json(request.body)
             if data:
-                self.broker_controller.subscription_group_manager.update_subscription_group_config(
-                    SubscriptionGroupConfig.from_json(data)
-                )
-        return _success(RemotingCommand.create_response_command())
+                config = SubscriptionGroupConfig.from_json(data)
+                if refuse_invalid_group(config.group_name, response):
+                    return response
+                self.broker_controller.subscription_group_manager.update_subscription_group_config(config)
+        return _success(response)
 
     def get_all_subscription_group(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
         """``subscriptionGroup.json`` content, compact. Java: AdminBrokerProcessor#getAllSubscriptionGroup."""

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mqlab.broker.client.client_channel_info import ClientChannelInfo
-from mqlab.broker.processor.abstract_send_message_processor import TOPIC_SYS_FLAG_UNIT_SUB
+from mqlab.broker.processor.abstract_send_message_processor import FAQ_SUGGESTION, TOPIC_SYS_FLAG_UNIT_SUB
+from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common import mix_all
 from mqlab.common.constant import perm_name
 from mqlab.common.filter.expression_type import is_tag_type
@@ -58,17 +59,29 @@ class ClientManageProcessor:
         response = RemotingCommand.create_response_command()
         heartbeat = HeartbeatData.decode(request.body or b"{}")
         channel_info = ClientChannelInfo(ctx.channel, heartbeat.client_id, request.language, request.version)
-        for data in heartbeat.consumer_data_set:
-            group_config = controller.subscription_group_manager.find_subscription_group_config(data.group_name)
-            notify = True
-            if group_config is not None:
-                notify = group_config.notify_consumer_ids_changed_enable
-                controller.topic_config_manager.create_topic_in_send_message_back_method(
-                    mix_all.get_retry_topic(data.group_name),
-                    group_config.retry_queue_nums,
-                    perm_name.PERM_WRITE | perm_name.PERM_READ,
-                    TOPIC_SYS_FLAG_UNIT_SUB if data.unit_mode else 0,
-                )
+        groups = [data.group_name for data in heartbeat.consumer_data_set]
+        groups += [producer.group_name for producer in heartbeat.producer_data_set]
+        if any(refuse_invalid_group(group, response) for group in groups):
+            return response  # mqlab: nothing of the heartbeat is registered (HARD-1)
+        configs = [
+            controller.subscription_group_manager.find_subscription_group_config(data.group_name)
+            for data in heartbeat.consumer_data_set
+        ]
+        for data, group_config in zip(heartbeat.consumer_data_set, configs, strict=True):
+            if group_config is None:
+                # mqlab (HARD-9): a group this broker will not serve (autoCreateSubscriptionGroup=false) is refused
+                # with the answer each of its pulls would get; 4.9.3 registers it and fails every pull.
+                response.code = ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST
+                response.remark = f"subscription group [{data.group_name}] does not exist, {FAQ_SUGGESTION}"
+                return response
+        for data, group_config in zip(heartbeat.consumer_data_set, configs, strict=True):
+            notify = group_config.notify_consumer_ids_changed_enable
+            controller.topic_config_manager.create_topic_in_send_message_back_method(
+                mix_all.get_retry_topic(data.group_name),
+                group_config.retry_queue_nums,
+                perm_name.PERM_WRITE | perm_name.PERM_READ,
+                TOPIC_SYS_FLAG_UNIT_SUB if data.unit_mode else 0,
+            )
             changed = controller.consumer_manager.register_consumer(
                 data.group_name,
                 channel_info,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
 from mqlab.common.protocol.header.broker_headers import (
     GetConsumerListByGroupRequestHeader,
@@ -69,6 +70,8 @@ class ConsumerManageProcessor:
         """
         response = RemotingCommand.create_response_command(custom_header=UpdateConsumerOffsetResponseHeader())
         header = request.decode_command_custom_header(UpdateConsumerOffsetRequestHeader)
+        if refuse_invalid_group(header.consumer_group, response):
+            return response
         self.broker_controller.consumer_offset_manager.commit_offset(
             parse_channel_remote_addr(ctx.channel),
             header.consumer_group or "",
@@ -92,6 +95,8 @@ class ConsumerManageProcessor:
         header = request.decode_command_custom_header(QueryConsumerOffsetRequestHeader)
         response_header = response.custom_header
         assert isinstance(response_header, QueryConsumerOffsetResponseHeader)
+        if refuse_invalid_group(header.consumer_group, response):
+            return response
         topic, queue_id = header.topic or "", header.queue_id or 0
         offset = controller.consumer_offset_manager.query_offset(header.consumer_group or "", topic, queue_id)
         if offset >= 0:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mqlab.broker.filter.expression_message_filter import ExpressionMessageFilter
 from mqlab.broker.longpolling.pull_request import PullRequest
 from mqlab.broker.processor.abstract_send_message_processor import FAQ_SUGGESTION
+from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common import mix_all
 from mqlab.common.constant import perm_name
 from mqlab.common.filter import filter_api
@@ -139,6 +140,8 @@ class PullMessageProcessor:
             response.remark = f"the broker[{broker_config.broker_ip1}] pulling message is forbidden"
             return None
         group = request_header.consumer_group or ""
+        if refuse_invalid_group(group, response):
+            return None
         group_config = controller.subscription_group_manager.find_subscription_group_config(group)
         if group_config is None:
             response.code = ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST

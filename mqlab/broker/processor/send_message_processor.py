@@ -27,6 +27,7 @@ from mqlab.broker.processor.abstract_send_message_processor import (
     V3_4_9,
     AbstractSendMessageProcessor,
 )
+from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common import mix_all, util_all
 from mqlab.common.constant import perm_name
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
@@ -413,6 +414,8 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
         response = RemotingCommand.create_response_command()
         request_header = request.decode_command_custom_header(ConsumerSendMsgBackRequestHeader)
         group = request_header.group or ""
+        if refuse_invalid_group(group, response):
+            return CompletedFuture(response)  # mqlab: the group names the %RETRY% and %DLQ% topics (HARD-1)
         group_config = controller.subscription_group_manager.find_subscription_group_config(group)
         if group_config is None:
             response.code = ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST
@@ -451,7 +454,8 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
         max_reconsume_times = group_config.retry_max_times
         if request.version >= V3_4_9 and request_header.max_reconsume_times is not None:
             max_reconsume_times = request_header.max_reconsume_times
-        if msg_ext.reconsume_times >= max_reconsume_times or delay_level < 0:
+        delay_level = self.retry_delay_level(msg_ext.reconsume_times, delay_level, max_reconsume_times)
+        if delay_level is None:
             new_topic = mix_all.get_dlq_topic(group)
             queue_id = self.random_queue_id(DLQ_NUMS_PER_GROUP)
             topic_config = controller.topic_config_manager.create_topic_in_send_message_back_method(
@@ -462,8 +466,6 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
                 return CompletedFuture(response)
             msg_ext.set_delay_time_level(0)  # 4.9.3: straight into the DLQ (4.9.1 kept the old DELAY)
         else:
-            if delay_level == 0:
-                delay_level = 3 + msg_ext.reconsume_times
             msg_ext.set_delay_time_level(delay_level)
         inner = self._send_back_inner_message(msg_ext, new_topic, queue_id)
         controller.runtime.trace_event(
@@ -476,6 +478,20 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
         )
         put = controller.message_store.async_put_message(inner)
         return self._then(put, lambda result: self._send_back_answer(result, response))
+
+    @staticmethod
+    def retry_delay_level(reconsume_times: int, delay_level: int, max_reconsume_times: int) -> int | None:
+        """The delay level of the copy in ``%RETRY%<group>``, or None when it goes to ``%DLQ%<group>``.
+
+        Dead letter once the message was retried ``max_reconsume_times`` times or the consumer asked for it (a
+        negative level); otherwise the consumer's level, or ``3 + reconsumeTimes`` when it left the choice (0).
+        A subclass may decide differently (the retry-ladder lab of mqlab.labs registers one).
+
+        Java: the decision inside SendMessageProcessor#asyncConsumerSendMsgBack
+        """
+        if reconsume_times >= max_reconsume_times or delay_level < 0:
+            return None
+        return 3 + reconsume_times if delay_level == 0 else delay_level
 
     def _look_message(self, offset: int | None) -> MessageExt | None:
         if offset is None:

@@ -18,6 +18,7 @@ from mqlab.common.config_manager import ConfigManager
 from mqlab.common.data_version import DataVersion
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
+from mqlab.common.topic import topic_validator
 from mqlab.remoting.protocol import remoting_serializable
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class SubscriptionGroupManager(ConfigManager):
         Java: SubscriptionGroupManager#findSubscriptionGroupConfig
         """
         config = self.subscription_group_table.get(group)
+        if config is None and topic_validator.validate_group(group) is not None:
+            return None  # mqlab: never auto-create a group whose name is invalid (HARD-1)
         if config is None and (
             self.broker_config.auto_create_subscription_group or mix_all.is_sys_consumer_group(group)
         ):

@@ -140,12 +140,17 @@ class TopicConfigManager(ConfigManager):
 
     def create_topic_in_send_message_back_method(
         self, topic: str, client_default_topic_queue_nums: int, perm: int, topic_sys_flag: int
-    ) -> TopicConfig:
-        """Create a retry or DLQ topic on first use. Java: TopicConfigManager#createTopicInSendMessageBackMethod."""
+    ) -> TopicConfig | None:
+        """Create a retry or DLQ topic on first use. Java: TopicConfigManager#createTopicInSendMessageBackMethod.
+
+        mqlab refuses (``None``) a name that fails ``validate_topic``; 4.9.3 creates whatever the group makes (HARD-1).
+        """
         with self._lock:
             config = self.topic_config_table.get(topic)
             if config is not None:
                 return config
+            if tv.validate_topic(topic) is not None:
+                return None
             config = TopicConfig(topic, client_default_topic_queue_nums, client_default_topic_queue_nums, perm)
             config.topic_sys_flag = topic_sys_flag
             self._created(topic, config)

@@ -47,6 +47,7 @@ from mqlab.common.message import message_decoder
 from mqlab.common.message.message_batch import MessageBatch
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.check_client_request_body import CheckClientRequestBody
 from mqlab.common.protocol.body.cluster_info import ClusterInfo
 from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
@@ -625,6 +626,18 @@ class MQClientAPIImpl:
         )
         if response.code != ResponseCode.SUCCESS:
             raise self._broker_error(response, addr)
+
+    def check_client_in_broker(
+        self, addr: str, consumer_group: str, client_id: str, subscription_data: Any, timeout_millis: int
+    ) -> None:
+        """CHECK_CLIENT_CONFIG: can this broker serve the subscription? A refusal raises ``MQClientException``.
+
+        Java: MQClientAPIImpl#checkClientInBroker
+        """
+        body = CheckClientRequestBody(client_id, consumer_group, subscription_data).encode()
+        response = self._invoke_broker(addr, self._request(RequestCode.CHECK_CLIENT_CONFIG, None, body), timeout_millis)
+        if response.code != ResponseCode.SUCCESS:
+            raise MQClientException(response.remark or "", response.code)
 
     def get_consumer_id_list_by_group(self, addr: str, consumer_group: str, timeout_millis: int) -> list[str]:
         """GET_CONSUMER_LIST_BY_GROUP: the ids of the group's live consumers (unsorted).

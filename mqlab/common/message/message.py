@@ -21,6 +21,12 @@ def _java_trim(s: str) -> str:
     return s.strip(_JAVA_TRIM_CHARS)
 
 
+def body_type_error(body: object) -> str:
+    """The message for a body that is not bytes (HARD-10): which field, which type was expected, what was given."""
+    hint = ": encode it first, e.g. body.encode('utf-8')" if isinstance(body, str) else ""
+    return f"Message.body must be bytes (Java: byte[]), not {type(body).__name__}{hint}"
+
+
 class Message:
     """A message before it is sent: what the user sets, plus properties the client adds.
 
@@ -48,6 +54,8 @@ class Message:
     ):
         self.topic = topic
         self.flag = flag
+        if body is not None and not isinstance(body, bytes | bytearray | memoryview):
+            raise TypeError(body_type_error(body))
         self.body = body
         self.properties: JavaHashMap[str, str] | None = None
         self.transaction_id: str | None = None

@@ -82,6 +82,39 @@ def validate_topic(topic: str | None) -> tuple[ResponseCode, str] | None:
     return None
 
 
+GROUP_MAX_LENGTH = 255
+
+
+def validate_group(group: str | None) -> tuple[ResponseCode, str] | None:
+    """Blank, over 255 characters, or illegal characters: the broker's answer for that group name, else ``None``.
+
+    Java: none. These are the client's rules (``Validators#checkGroup``, same order and texts); 4.9.3's broker takes
+    any group name, which lets a peer name a group ``../../x`` and have the broker create ``%RETRY%`` and ``%DLQ%``
+    topics, and their ConsumeQueue directories, from it. mqlab's broker applies them wherever it is handed a group
+    (see docs/spec/hardening.md).
+    """
+    if util_all.is_blank(group):
+        return ResponseCode.SYSTEM_ERROR, "the specified group is blank"
+    assert group is not None
+    if java_length(group) > GROUP_MAX_LENGTH:
+        return ResponseCode.SYSTEM_ERROR, f"the specified group is longer than group max length {GROUP_MAX_LENGTH}."
+    if is_topic_or_group_illegal(group):
+        return (
+            ResponseCode.SYSTEM_ERROR,
+            f"the specified group[{group}] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$",
+        )
+    return None
+
+
+def is_safe_path_component(name: str) -> bool:
+    """Whether ``name`` can be a directory below the store without leaving it (no separator, not ``.``/``..``).
+
+    Java: none. The store's last line of defence: a topic names a directory (``consumequeue/<topic>``), so one
+    holding ``/`` or being ``..`` would write outside the store root.
+    """
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\x00" not in name
+
+
 def check_topic(topic: str | None) -> str:
     """Raise ``InvalidTopicError`` if ``validate_topic`` fails; return the topic otherwise."""
     failure = validate_topic(topic)

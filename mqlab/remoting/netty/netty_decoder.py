@@ -38,3 +38,7 @@ class NettyDecoder:
     def pending(self) -> int:
         """Bytes of a frame not yet complete."""
         return self._frames.pending
+
+    def release(self) -> None:
+        """Free the bytes of an incomplete frame (the connection closed; Netty releases its cumulation buffer)."""
+        self._frames.clear()

@@ -191,9 +191,13 @@ class NettyRemotingAbstract(ABC):
         with self._contexts_lock:
             ctx = self._contexts.pop(channel, None)
         if ctx is not None:
+            # Free what the connection held at once (HARD-8): its partial frame (up to 16 MiB), and the idle timer,
+            # whose callback refers back to the context (a cycle only a full garbage collection would break).
             ctx.closed = True
+            ctx.decoder.release()
             if ctx.idle_timer is not None:
                 ctx.idle_timer.cancel()
+                ctx.idle_timer = None
 
     def channels(self) -> list[Connection]:
         """The connections this instance currently knows (open ones)."""

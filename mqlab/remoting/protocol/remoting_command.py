@@ -320,11 +320,28 @@ class FrameDecoder:
     """Splits a byte stream into frames: Netty's ``LengthFieldBasedFrameDecoder(16 MiB, 0, 4, 0, 4)``.
 
     Java: org.apache.rocketmq.remoting.netty.NettyDecoder (the framing part)
+
+    Whole frames are cut straight out of the received bytes; a frame that arrives in pieces is gathered until its
+    announced length is there. The buffer grows with what arrived, never to the announced length up front, so a
+    peer that announces 16 MiB and sends four bytes costs four bytes. At most one incomplete frame is held per
+    connection, a prefix over the limit is refused before any of its bytes are kept, and ``clear`` drops the
+    incomplete frame when the connection closes (HARD-8).
     """
+
+    __slots__ = ("_frame", "_head", "_length", "max_frame_length")
 
     def __init__(self, max_frame_length: int = FRAME_MAX_LENGTH):
         self.max_frame_length = max_frame_length
-        self._buffer = bytearray()
+        self._head = b""  # the first bytes (fewer than 4) of a length prefix
+        self._frame: bytearray | None = None  # the incomplete frame, as much of it as arrived
+        self._length = 0  # its announced length
+
+    def _check_length(self, length: int, head: bytes) -> None:
+        # Netty adds the 4 bytes of the length field before comparing with maxFrameLength.
+        if length < 4 or length + 4 > self.max_frame_length:
+            raise RemotingFrameError(
+                f"frame length {length} is outside 4..{self.max_frame_length - 4} (first bytes {head[:8].hex()})"
+            )
 
     def feed(self, data: bytes) -> list[bytes]:
         """Add received bytes; return the complete frames (without their length prefix).
@@ -334,23 +351,51 @@ class FrameDecoder:
                 included, as Netty counts it) longer than the limit (the connection must then be closed: the
                 stream cannot be resynchronised).
         """
-        self._buffer += data
-        frames = []
-        while len(self._buffer) >= 4:
-            (length,) = _INT.unpack_from(self._buffer, 0)
-            # Netty adds the 4 bytes of the length field before comparing with maxFrameLength.
-            if length < 4 or length + 4 > self.max_frame_length:
-                head = bytes(self._buffer[:8]).hex()
-                raise RemotingFrameError(
-                    f"frame length {length} is outside 4..{self.max_frame_length - 4} (first bytes {head})"
-                )
-            if len(self._buffer) < 4 + length:
-                break
-            frames.append(bytes(self._buffer[4 : 4 + length]))
-            del self._buffer[: 4 + length]
+        frames: list[bytes] = []
+        pos, end = 0, len(data)
+        if self._head or self._frame is not None:
+            pos = self._continue(data, frames)
+            if self._head or self._frame is not None:
+                return frames  # every byte went to the incomplete frame
+        while end - pos >= 4:
+            (length,) = _INT.unpack_from(data, pos)
+            self._check_length(length, bytes(data[pos : pos + 8]))
+            stop = pos + 4 + length
+            if stop > end:
+                self._frame, self._length = bytearray(memoryview(data)[pos + 4 : end]), length
+                return frames
+            frames.append(bytes(data[pos + 4 : stop]))
+            pos = stop
+        if pos < end:
+            self._head = bytes(data[pos:end])
         return frames
+
+    def _continue(self, data: bytes, frames: list[bytes]) -> int:
+        """Give the incomplete frame (or length prefix) what it needs of ``data``; return how much was used."""
+        pos = 0
+        if self._frame is None:
+            need = 4 - len(self._head)
+            self._head += bytes(data[:need])
+            pos = min(need, len(data))
+            if len(self._head) < 4:
+                return pos
+            (length,) = _INT.unpack_from(self._head, 0)
+            self._check_length(length, self._head + bytes(data[pos : pos + 4]))
+            self._head = b""
+            self._frame, self._length = bytearray(), length
+        frame = self._frame
+        take = min(self._length - len(frame), len(data) - pos)
+        frame += memoryview(data)[pos : pos + take]
+        if len(frame) == self._length:
+            frames.append(bytes(frame))
+            self._frame = None
+        return pos + take
 
     @property
     def pending(self) -> int:
-        """Bytes received but not yet part of a complete frame."""
-        return len(self._buffer)
+        """Bytes received but not yet part of a complete frame (an incomplete frame's length prefix included)."""
+        return len(self._head) + (4 + len(self._frame) if self._frame is not None else 0)
+
+    def clear(self) -> None:
+        """Drop the bytes of an incomplete frame (the connection closed)."""
+        self._head, self._frame, self._length = b"", None, 0

@@ -16,7 +16,12 @@ The file never stores a key's text: two keys with the same hash are indistinguis
 messages must compare the keys (see ``mqlab.store.index.key_check``).
 
 mqlab creates index files sparse, as Java's ``RandomAccessFile`` mapping does: a default file is 420,000,040 bytes
-but only the pages written take disk space. (mqlab's CommitLog segments reserve their blocks instead.)
+but only the pages written take disk space. Writing a page of a sparse mapping when the disk is full kills the
+process with SIGBUS, so mqlab reserves blocks before it writes them (HARD-3): the header and the slots when the file
+is created or loaded, the entries ``ENTRY_RESERVE_BYTES`` at a time as they fill up. A reservation the disk refuses
+makes ``put_key`` fail like a full file, and the index service then stops as Java's does when it cannot create a file
+(the store's index error bit: puts answer SERVICE_NOT_AVAILABLE). (mqlab's CommitLog segments reserve all their
+blocks at creation.)
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import TYPE_CHECKING
 from mqlab.common.jdk.string_hash import java_string_hash_by_prefix
 from mqlab.store.index.index_header import INDEX_HEADER_SIZE, IndexHeader
 from mqlab.store.mapped_file import MappedFile
+from mqlab.store.store_errors import MappedFileCreateError
 
 if TYPE_CHECKING:
     from mqlab.runtime.runtime import Runtime
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
 HASH_SLOT_SIZE = 4
 INDEX_SIZE = 20
 INVALID_INDEX = 0
+ENTRY_RESERVE_BYTES = 1 << 20  # entries' blocks are reserved this many bytes at a time (52,428 entries)
 _INT_MAX = 2**31 - 1
 _INT_MIN = -(2**31)
 
@@ -140,13 +147,26 @@ class IndexFile:
         runtime: Runtime,
     ):
         file_total_size = index_file_size(hash_slot_num, index_num)
-        _create_sparse(Path(file_name), file_total_size)
+        created = _create_sparse(Path(file_name), file_total_size)
         self.mapped_file = MappedFile(file_name, file_total_size, runtime=runtime)
         self.mapped_byte_buffer = self.mapped_file.mapped_byte_buffer
         self.hash_slot_num = hash_slot_num
         self.index_num = index_num
-        self.index_header = IndexHeader(self.mapped_byte_buffer)
         self._entries_pos = abs_index_pos(hash_slot_num, 0)  # where entry 0 would start
+        self._reserved_end = 0  # blocks below this position are reserved (entries: reserved as they fill up)
+        self.write_refused = False  # the disk refused the next entries' blocks: the file counts as full
+        try:
+            self.mapped_file.reserve(0, self._entries_pos)
+        except OSError as exc:
+            if created:
+                self.mapped_file.destroy(0)
+            else:
+                self.mapped_file.close()
+            raise MappedFileCreateError(
+                f"cannot reserve the header and slots of index file {file_name} ({self._entries_pos} bytes): {exc}"
+            ) from exc
+        self._reserved_end = self._entries_pos
+        self.index_header = IndexHeader(self.mapped_byte_buffer)
         # The last (store time, begin time) -> timeDiff computed: a record's keys share one store time.
         self._last_time_diff = (None, None, 0)
         # A file that continues a full one starts where that one ended, so buildIndex's "already indexed" check
@@ -188,9 +208,9 @@ class IndexFile:
     def is_write_full(self) -> bool:
         """``indexCount >= indexNum``: the next entry number would lie past the end.
 
-        Java: IndexFile#isWriteFull
+        Java: IndexFile#isWriteFull (mqlab: also once the disk refused the blocks of its next entries, HARD-3)
         """
-        return self.index_header.index_count >= self.index_num
+        return self.index_header.index_count >= self.index_num or self.write_refused
 
     def destroy(self, interval_forcibly_ms: int) -> bool:
         """Unmap and delete the file. Java: IndexFile#destroy."""
@@ -221,11 +241,25 @@ class IndexFile:
         if store_timestamp != last_store or header.begin_timestamp != last_begin:
             time_diff = self._time_diff_seconds(store_timestamp)
         index_position = self._entries_pos + index_count * INDEX_SIZE  # abs_index_pos
+        if index_position + INDEX_SIZE > self._reserved_end and not self._reserve_entries(index_position):
+            return False
         _ENTRY.pack_into(buf, index_position, key_hash, phy_offset, time_diff, slot_value)
         _SLOT.pack_into(buf, slot_position, index_count)
         # The first entry fixes where the file begins. In a rolled file its timeDiff was computed against the
         # inherited beginTimestamp just above; both are Java's order, kept as is.
         header.entry_added(phy_offset, store_timestamp, slot_value == INVALID_INDEX)  # positional: twice a record
+        return True
+
+    def _reserve_entries(self, position: int) -> bool:
+        """Reserve the next ``ENTRY_RESERVE_BYTES`` of entries from ``position``; ``False`` if the disk refuses."""
+        end = min(position + ENTRY_RESERVE_BYTES, self.mapped_file.file_size)
+        try:
+            self.mapped_file.reserve(position, end - position)
+        except OSError as exc:
+            self.mapped_file.runtime.trace_event("IndexFile", "reserveFailed", file=self.name, error=str(exc))
+            self.write_refused = True
+            return False
+        self._reserved_end = end
         return True
 
     def _time_diff_seconds(self, store_timestamp: int) -> int:
@@ -344,10 +378,11 @@ class IndexFile:
         return f"IndexFile({self.name}, {self.index_header!r})"
 
 
-def _create_sparse(path: Path, size: int) -> None:
-    """Create ``path`` as a sparse file of ``size`` bytes unless it exists (the mapping then keeps that size)."""
+def _create_sparse(path: Path, size: int) -> bool:
+    """Create ``path`` as a sparse file of ``size`` bytes unless it exists; return whether it was created."""
     if path.exists():
-        return
+        return False
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
         handle.truncate(size)
+    return True

@@ -58,6 +58,7 @@ from mqlab.client.impl.consumer.pull_api_wrapper import PullAPIWrapper
 from mqlab.client.impl.consumer.rebalance_push_impl import RebalancePushImpl, parse_consume_timestamp
 from mqlab.client.impl.mq_client_manager import MQClientManager, nano_time
 from mqlab.common import mix_all
+from mqlab.common.constant.logger_name import CLIENT_LOGGER_NAME, get_logger
 from mqlab.common.filter import filter_api
 from mqlab.common.message import message_const as mc
 from mqlab.common.protocol.body import consumer_running_info as cri
@@ -66,6 +67,7 @@ from mqlab.common.protocol.body.process_queue_info import ProcessQueueInfo
 from mqlab.common.protocol.heartbeat.consume_type import ConsumeType
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.heartbeat.subscription_data import SUB_ALL
+from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.service_state import ServiceState
 from mqlab.common.sysflag.pull_sys_flag import build_sys_flag
 from mqlab.remoting.common.remoting_helper import parse_socket_address_addr
@@ -88,6 +90,7 @@ if TYPE_CHECKING:
     from mqlab.runtime.runtime import Runtime
 
 COMPONENT = "DefaultMQPushConsumerImpl"
+_LOG = get_logger(CLIENT_LOGGER_NAME)
 # Java: the constants of DefaultMQPushConsumerImpl.
 PULL_TIME_DELAY_MILLS_WHEN_FLOW_CONTROL = 50
 PULL_TIME_DELAY_MILLS_WHEN_SUSPEND = 1000
@@ -365,6 +368,7 @@ class DefaultMQPushConsumerImpl:
             )
         except Exception as exc:  # Java logs "pullKernelImpl exception"
             self._trace("pullMessage.pullKernelFailed", mq=str(pull_request.message_queue), error=repr(exc))
+            _LOG.error("pullKernelImpl exception: %s %s", pull_request.message_queue, exc)
             self.execute_pull_request_later(pull_request, self.pull_time_delay_mills_when_exception)
 
     # -- what the callback does (step 10) ------------------------------------------------------------------------
@@ -456,6 +460,7 @@ class DefaultMQPushConsumerImpl:
         """
         if not pull_request.message_queue.topic.startswith(mix_all.RETRY_GROUP_TOPIC_PREFIX):
             self._trace("pullException", mq=str(pull_request.message_queue), error=repr(exc))
+            _LOG.warning("execute the pull request exception: %s %s", pull_request.message_queue, exc)
         self.execute_pull_request_later(pull_request, self.pull_time_delay_mills_when_exception)
 
     def correct_tags_offset(self, pull_request: PullRequest) -> None:
@@ -537,7 +542,12 @@ class DefaultMQPushConsumerImpl:
                 "start", clientId=factory.client_id, model=consumer.message_model.name, orderly=self.consume_orderly
             )
         self.update_topic_subscribe_info_when_subscription_changed()
+        factory.check_client_in_broker()  # raises, as in Java, with the consumer left started
         factory.send_heartbeat_to_all_broker_with_lock()
+        if factory.heartbeat_refusals:
+            # mqlab (HARD-9): a broker that will not serve the group refused the heartbeat: say so now, not per pull.
+            addr, remark = next(iter(factory.heartbeat_refusals.items()))
+            raise MQClientException(f"{remark} (broker {addr})", ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST)
         factory.rebalance_immediately()
 
     def _new_offset_store(self) -> OffsetStore:

@@ -41,9 +41,12 @@ from mqlab.client.impl.mq_client_manager import MQClientManager
 from mqlab.client.impl.producer.topic_publish_info import TopicPublishInfo
 from mqlab.common import mix_all
 from mqlab.common.constant import perm_name
+from mqlab.common.constant.logger_name import CLIENT_LOGGER_NAME, get_logger
+from mqlab.common.filter.expression_type import is_tag_type
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.heartbeat.heartbeat_data import ConsumerData, HeartbeatData, ProducerData
+from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.service_state import ServiceState
 from mqlab.common.topic.topic_validator import AUTO_CREATE_TOPIC_KEY_TOPIC
 from mqlab.remoting.exception.remoting_exception import RemotingException
@@ -62,6 +65,7 @@ if TYPE_CHECKING:
     from mqlab.runtime.scheduler import TimerHandle
 
 COMPONENT = "MQClientInstance"
+_LOG = get_logger(CLIENT_LOGGER_NAME)
 # Java: MQClientInstance.LOCK_TIMEOUT_MILLIS (waiting for the name-server lock)
 LOCK_TIMEOUT_MILLIS = 3000
 # Java: startScheduledTask's initial delays (the periods come from ClientConfig)
@@ -181,6 +185,8 @@ class MQClientInstance:
         self.runtime = runtime
         self.boot_timestamp = runtime.now_ms()
         self.producer_table: JavaHashMap[str, MQProducerInner] = JavaHashMap()
+        # Brokers whose last answer to a heartbeat refused a consumer group (mqlab, HARD-9): address -> remark.
+        self.heartbeat_refusals: dict[str, str] = {}
         self.consumer_table: JavaHashMap[str, MQConsumerInner] = JavaHashMap()
         self.admin_ext_table: JavaHashMap[str, Any] = JavaHashMap()
         self.topic_route_table: JavaHashMap[str, TopicRouteData] = JavaHashMap()
@@ -532,6 +538,35 @@ class MQClientInstance:
         """The version a broker reported in its last heartbeat answer, else 0. Java: #findBrokerVersion."""
         return (self.broker_version_table.get(broker_name) or {}).get(broker_addr, 0)
 
+    def check_client_in_broker(self) -> None:
+        """Ask a broker of each topic subscribed with SQL92 whether it can filter it; raise if one refuses.
+
+        Java: MQClientInstance#checkClientInBroker (tag subscriptions are not asked about)
+
+        Raises:
+            MQClientException: a broker refused, or could not be asked.
+        """
+        for group, consumer in list(self.consumer_table.items()):
+            for subscription in consumer.subscriptions() or []:
+                if is_tag_type(subscription.expression_type):
+                    continue
+                addr = self.find_broker_addr_by_topic(subscription.topic)
+                if addr is None:
+                    continue
+                try:
+                    self.mq_client_api_impl.check_client_in_broker(
+                        addr, group, self.client_id, subscription, self.client_config.mq_client_api_timeout
+                    )
+                except MQClientException:
+                    raise
+                except RemotingException as exc:
+                    raise MQClientException(
+                        f"Check client in broker error, maybe because you use {subscription.expression_type} to "
+                        "filter message, but server has not been upgraded to support!",
+                        -1,
+                        exc,
+                    ) from exc
+
     def find_broker_addr_by_topic(self, topic: str) -> str | None:
         """A random broker of the topic's route: its master, else a random address. Java: #findBrokerAddrByTopic."""
         route = self.topic_route_table.get(topic)
@@ -641,8 +676,12 @@ class MQClientInstance:
                         producers=",".join(p.group_name for p in heartbeat.producer_data_set),
                         consumers=",".join(c.group_name for c in heartbeat.consumer_data_set),
                     )
+                    self.heartbeat_refusals.pop(addr, None)
                 except Exception as exc:
                     self._trace("heartbeatFailed", broker=broker_name, addr=addr, error=repr(exc))
+                    _LOG.warning("send heart beat to broker[%s %s] exception: %s", broker_name, addr, exc)
+                    if getattr(exc, "response_code", None) == ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST:
+                        self.heartbeat_refusals[addr] = str(getattr(exc, "error_message", None) or exc)
 
     def prepare_heartbeat_data(self) -> HeartbeatData:
         """This client's id, consumer groups (with subscriptions) and producer groups. Java: #prepareHeartbeatData."""
