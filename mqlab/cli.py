@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mqlab import ROCKETMQ_VERSION, __version__
 from mqlab.common.config_errors import ConfigError
-from mqlab.common.constant.logger_name import configure_cli_logging
+from mqlab.common.constant.logger_name import cli_logging
 from mqlab.common.message import message_decoder
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_errors import MessageFormatError
@@ -111,7 +111,12 @@ def wait_for_signal(stop: threading.Event) -> None:
 
 
 def _cmd_namesrv(args: argparse.Namespace) -> int:
-    """Run a name server until SIGINT/SIGTERM. Java: NamesrvStartup#main."""
+    """Run a name server until SIGINT/SIGTERM, its warnings and errors on stderr. Java: NamesrvStartup#main."""
+    with cli_logging():
+        return _run_namesrv(args)
+
+
+def _run_namesrv(args: argparse.Namespace) -> int:
     from mqlab.common.config_file import load_namesrv_config_file
     from mqlab.common.namesrv.namesrv_config import NamesrvConfig
     from mqlab.namesrv.namesrv_controller import NamesrvController
@@ -124,7 +129,6 @@ def _cmd_namesrv(args: argparse.Namespace) -> int:
         namesrv_config, netty_server_config = NamesrvConfig(), NettyServerConfig.for_namesrv()
     if args.port is not None:
         netty_server_config.listen_port = args.port
-    configure_cli_logging()
     stop = install_stop_signals()
     runtime = ThreadedRuntime.create("namesrv", trace_capacity=SERVER_TRACE_CAPACITY)
     controller = NamesrvController(namesrv_config, netty_server_config, runtime, listen_host=args.host)
@@ -223,7 +227,12 @@ def _guess_kind(path: Path) -> str | None:
 
 
 def _cmd_broker(args: argparse.Namespace) -> int:
-    """Run a broker until SIGINT/SIGTERM. Java: BrokerStartup#main."""
+    """Run a broker until SIGINT/SIGTERM, its warnings and errors on stderr. Java: BrokerStartup#main."""
+    with cli_logging():
+        return _run_broker(args)
+
+
+def _run_broker(args: argparse.Namespace) -> int:
     from mqlab.broker.broker_controller import BrokerController
     from mqlab.common.broker_config import BrokerConfig
     from mqlab.common.config_file import load_broker_config_file
@@ -241,7 +250,6 @@ def _cmd_broker(args: argparse.Namespace) -> int:
         broker_config.namesrv_addr = args.namesrv
     if broker_config.namesrv_addr is None:
         print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
-    configure_cli_logging()
     stop = install_stop_signals()
     runtime = ThreadedRuntime.create(broker_config.broker_name, trace_capacity=SERVER_TRACE_CAPACITY)
     controller = BrokerController(
@@ -336,7 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mqlab.tools.command import mq_admin_startup
 
     mq_admin_startup.add_parser(sub)
+    from mqlab.labs.cli import _add_lab_parser
 
+    _add_lab_parser(sub)
     return parser
 
 

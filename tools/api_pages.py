@@ -5,12 +5,19 @@ One page per top-level subpackage (``api/store.md`` lists ``mqlab.store`` and ev
 (``::: mqlab.store.commit_log``); mkdocstrings reads the sources statically (griffe), nothing is imported.
 Private modules (``_name.py``) and directories without ``__init__.py`` are left out.
 
+Every object shows its Python source (``show_source`` in ``mkdocs.yml``), and every object with a Java twin gets a
+link to it beside its heading (``add_java_links``): the Java class or method at tag ``rocketmq-all-4.9.3``, with the
+line from ``docs/reference/java-lines.csv``.
+
 Java: none (docs build tooling).
 """
 
 from __future__ import annotations
 
 import ast
+import html
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 PACKAGE = "mqlab"
@@ -107,3 +114,32 @@ def render_all(package_dir: Path) -> dict[str, str]:
     """Page path -> markdown for every API page."""
     all_pages = pages(package_dir)
     return {page: render_page(page, modules, all_pages, package_dir) for page, modules in all_pages.items()}
+
+
+# mkdocstrings' object headings: <h3 id="mqlab.store.commit_log.CommitLog" class="doc doc-heading">...</h3>
+_HEADING_RE = re.compile(r'<h([1-6]) id="(?P<id>[^"]+)" class="doc doc-heading">.*?</h\1>', re.S)
+JAVA_LINK_CLASS = "mqlab-java-twin"
+
+
+def java_link_html(key: str, url: str) -> str:
+    """The link placed under a heading: ``Java: CommitLog#recoverNormally`` (the full name in its title)."""
+    label = key.rsplit(".", 1)[-1]
+    return (
+        f'<p class="{JAVA_LINK_CLASS}"><a href="{html.escape(url)}" title="{html.escape(key)} at rocketmq-all-4.9.3">'
+        f"Java: <code>{html.escape(label)}</code></a></p>"
+    )
+
+
+def add_java_links(page_html: str, links: Mapping[str, tuple[str, str]]) -> str:
+    """Put each documented object's Java link right after its heading.
+
+    Args:
+        page_html: an API page as mkdocstrings rendered it.
+        links: dotted Python path → (Java key, URL), as ``mqlab.teaching.java_links.static_links`` gives.
+    """
+
+    def with_link(match: re.Match[str]) -> str:
+        found = links.get(match.group("id"))
+        return match.group(0) if found is None else match.group(0) + "\n" + java_link_html(*found)
+
+    return _HEADING_RE.sub(with_link, page_html)

@@ -5,8 +5,14 @@ other host unresolvable (so anything fetched from a CDN fails, as it would offli
 
 - every page with mermaid diagrams (the home page always): each diagram was drawn as an SVG and no diagram source is
   left as text;
-- every notebook in ``notebooks/*.ipynb``: its page exists, renders its cells and carries the notebook's title;
-- no page asks the server for a file the site does not have.
+- every notebook in ``notebooks/*.ipynb``: its page exists, renders its cells and carries the notebook's title, shows
+  at least three passed exercise checks (``✓``) with their folded solutions, and draws every figure it stores
+  (each ``<img>`` decoded by the browser);
+- no page asks the server for a file the site does not have;
+- every link to Java source (a ``.java`` file of github.com/apache/rocketmq) points at tag ``rocketmq-all-4.9.3``
+  with a line anchor (``#L<n>``), so a reader lands on the class or method, not on a file of another version;
+- every API page that documents code shows it (mkdocstrings' source blocks), and one of them is opened in the
+  browser to see the blocks and the Java links rendered.
 
 Material draws each diagram inside a closed shadow root, which ``--dump-dom`` does not serialize. The check server
 therefore adds a small probe script to the HTML it serves (never to the site's files): it keeps a reference to each
@@ -29,6 +35,7 @@ import functools
 import html.parser
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -58,6 +65,12 @@ CHROMIUM_FLAGS = [
 WINDOW_SIZE = "1280,1600"
 BROWSER_TIMEOUT_S = 120
 
+JAVA_SOURCE_PREFIX = "https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.3/"
+# A link to RocketMQ's Java source, at any version: the check wants each at the tag, with a line anchor.
+JAVA_LINK_RE = re.compile(r"^https?://github\.com/apache/rocketmq/[^#?]*\.java(?:[?#].*)?$")
+LINE_ANCHOR_RE = re.compile(r"#L\d+(?:-L\d+)?$")
+API_DIR = "api"
+
 PROBE_SCRIPT = """<script>/* site check probe: not part of the site */
 (function () {
   var attach = Element.prototype.attachShadow, roots = [];
@@ -69,6 +82,9 @@ PROBE_SCRIPT = """<script>/* site check probe: not part of the site */
   function mark() {
     roots.forEach(function (pair) {
       pair[0].setAttribute("data-check-svg", String(pair[1].querySelectorAll("svg").length));
+    });
+    document.querySelectorAll("img").forEach(function (img) {
+      img.setAttribute("data-check-img", img.complete ? String(img.naturalWidth) : "0");
     });
   }
   setInterval(mark, 50);
@@ -120,6 +136,17 @@ class DomReport:
     undrawn_hosts: int = 0  # <div class="mermaid"> hosts without one (yet)
     raw_sources: list[str] = field(default_factory=list)  # <pre>/<code> text that is diagram source
     notebook_cells: int = 0  # jp-Cell elements (notebook pages)
+    links: list[str] = field(default_factory=list)  # every <a href>, in page order
+    documented_objects: int = 0  # mkdocstrings headings of classes, functions and methods
+    source_blocks: int = 0  # mkdocstrings' "Source code in ..." blocks
+    java_twin_links: int = 0  # the API pages' links to an object's Java twin
+    images_drawn: int = 0  # <img> the browser decoded (rendered DOM: data-check-img > 0)
+    images_broken: int = 0  # <img> it could not draw
+    check_marks: int = 0  # "✓ " in the text: a mqlab.teaching.check that passed (notebook outputs)
+    solutions: int = 0  # <details> whose <summary> says "Solution"
+
+
+_CAPTURED = frozenset({"title", "h1", "pre", "code", "summary"})  # elements whose text the checks read
 
 
 class _DomParser(html.parser.HTMLParser):
@@ -147,10 +174,24 @@ class _DomParser(html.parser.HTMLParser):
                 self.report.undrawn_hosts += 1
         if tag == "div" and "jp-Cell" in classes:
             self.report.notebook_cells += 1
+        if tag == "a" and attributes.get("href"):
+            self.report.links.append(attributes["href"] or "")
+        if tag == "span" and {"doc-class-name", "doc-function-name"} & set(classes):
+            self.report.documented_objects += 1
+        if tag == "details" and "mkdocstrings-source" in classes:
+            self.report.source_blocks += 1
+        if tag == "p" and "mqlab-java-twin" in classes:
+            self.report.java_twin_links += 1
+        if tag == "img" and "data-check-img" in attributes:
+            drawn = attributes.get("data-check-img") or "0"
+            if drawn.isdigit() and int(drawn) > 0:
+                self.report.images_drawn += 1
+            else:
+                self.report.images_broken += 1
         if tag in self.VOID:
             return
         self._stack.append(tag)
-        if tag in {"title", "h1", "pre", "code"}:
+        if tag in _CAPTURED:
             self._capture.append((tag, []))
 
     def handle_endtag(self, tag: str) -> None:
@@ -158,12 +199,17 @@ class _DomParser(html.parser.HTMLParser):
             return
         while self._stack:
             open_tag = self._stack.pop()
-            if open_tag in {"title", "h1", "pre", "code"} and self._capture and self._capture[-1][0] == open_tag:
+            if (
+                open_tag in {"title", "h1", "pre", "code", "summary"}
+                and self._capture
+                and self._capture[-1][0] == open_tag
+            ):
                 self._finish(*self._capture.pop())
             if open_tag == tag:
                 break
 
     def handle_data(self, data: str) -> None:
+        self.report.check_marks += data.count("\u2713 ")
         for _, parts in self._capture:
             parts.append(data)
 
@@ -173,6 +219,9 @@ class _DomParser(html.parser.HTMLParser):
             self.report.title = " ".join(text.split())
         elif tag == "h1":
             self.report.h1.append(" ".join(text.replace("¶", "").split()))
+        elif tag == "summary":
+            if "Solution" in text:
+                self.report.solutions += 1
         elif tag in {"pre", "code"} and is_mermaid_source(text):
             excerpt = " ".join(text.split())[:60]
             if excerpt not in self.report.raw_sources:  # <pre><code> is one block, not two
@@ -231,16 +280,82 @@ def notebook_title(path: Path) -> str | None:
     return None
 
 
-def check_notebook(title: str | None, cells: int, rendered: DomReport) -> list[str]:
-    """Problems with a notebook page's rendered DOM: its title and its cells."""
+# Every flow notebook asks at least this many checked questions (the teaching layer: "ask before you show").
+MIN_EXERCISES = 3
+
+
+def notebook_figures(notebook: dict) -> int:
+    """How many image outputs (PNG or SVG figures) a notebook's stored outputs hold."""
+    return sum(
+        1
+        for cell in notebook.get("cells", [])
+        for output in cell.get("outputs", [])
+        if {"image/png", "image/svg+xml"} & set(output.get("data") or {})
+    )
+
+
+def check_notebook(title: str | None, cells: int, rendered: DomReport, figures: int = 0) -> list[str]:
+    """Problems with a notebook page's rendered DOM: title, cells, exercises with solutions, figures drawn."""
     problems = []
     if rendered.notebook_cells < cells:
         problems.append(f"{cells} cell(s) in the notebook, {rendered.notebook_cells} rendered")
+    if rendered.check_marks < MIN_EXERCISES or rendered.solutions < MIN_EXERCISES:
+        problems.append(
+            f"{rendered.check_marks} passed check(s) and {rendered.solutions} folded solution(s) shown, "
+            f"at least {MIN_EXERCISES} of each expected"
+        )
+    if rendered.images_broken:
+        problems.append(f"{rendered.images_broken} image(s) the browser could not draw")
+    if rendered.images_drawn < figures:
+        problems.append(f"{figures} figure(s) in the notebook, {rendered.images_drawn} drawn")
     if title is not None:
         if not rendered.title.startswith(title):
             problems.append(f"page title is {rendered.title!r}, expected it to start with {title!r}")
         if title not in rendered.h1:
             problems.append(f"no <h1> reads {title!r} (found {rendered.h1})")
+    return problems
+
+
+def check_java_links(report: DomReport) -> list[str]:
+    """Problems with a page's links to Java source: each must be at the tag and carry a line anchor."""
+    problems = []
+    for link in dict.fromkeys(report.links):  # each distinct link once, in page order
+        if not JAVA_LINK_RE.match(link):
+            continue
+        if not link.startswith(JAVA_SOURCE_PREFIX):
+            problems.append(f"Java link not at tag rocketmq-all-4.9.3: {link}")
+        elif not LINE_ANCHOR_RE.search(link):
+            problems.append(f"Java link without a line anchor (#L<n>): {link}")
+    return problems
+
+
+def check_api_sources(report: DomReport) -> list[str]:
+    """Problems with an API page: it documents classes or functions but shows none of their source."""
+    if report.documented_objects and not report.source_blocks:
+        return [f"{report.documented_objects} documented object(s), no source shown (show_source off?)"]
+    return []
+
+
+def check_api_page(static: DomReport, rendered: DomReport) -> list[str]:
+    """Problems with an API page in the browser: its source blocks and Java links must survive the scripts."""
+    problems = []
+    if rendered.source_blocks < static.source_blocks:
+        problems.append(f"{static.source_blocks} source block(s) in the page, {rendered.source_blocks} rendered")
+    if rendered.java_twin_links < static.java_twin_links:
+        problems.append(f"{static.java_twin_links} Java link(s) in the page, {rendered.java_twin_links} rendered")
+    return problems
+
+
+def static_problems(site: Path) -> list[str]:
+    """What the built files show without a browser: Java links on every page, source on every API page."""
+    problems = []
+    for path in sorted(site.rglob("*.html")):
+        report = analyse_html(path.read_text(encoding="utf-8"))
+        label = "/" + _url_path(site, path)
+        found = check_java_links(report)
+        if path.relative_to(site).parts[0] == API_DIR:
+            found += check_api_sources(report)
+        problems += [f"{label}: {problem}" for problem in found]
     return problems
 
 
@@ -341,6 +456,7 @@ class PageCheck:
     url_path: str  # below the site root, "" for the home page, "notebooks/00-x/" for a notebook
     file: Path  # the built HTML file
     notebook: Path | None = None
+    api: bool = False  # an API page: its source blocks and Java links are checked in the rendered DOM
 
 
 def pages_to_check(site: Path, notebooks: Path | None) -> tuple[list[PageCheck], list[str]]:
@@ -362,6 +478,15 @@ def pages_to_check(site: Path, notebooks: Path | None) -> tuple[list[PageCheck],
             existing.notebook = notebook
         else:
             checks.append(PageCheck(_url_path(site, built), built, notebook))
+    # One API page in the browser (the first that shows source) stands for all: they share their markup.
+    api_pages = sorted((site / API_DIR).rglob("*.html")) if (site / API_DIR).is_dir() else []
+    shown = next((path for path in api_pages if b"mkdocstrings-source" in path.read_bytes()), None)
+    if shown is not None:
+        existing = next((check for check in checks if check.file == shown), None)
+        if existing is not None:
+            existing.api = True
+        else:
+            checks.append(PageCheck(_url_path(site, shown), shown, api=True))
     return checks, problems
 
 
@@ -377,6 +502,7 @@ def _png_name(url_path: str) -> str:
 def check_site(site: Path, notebooks: Path | None, out: Path | None, chromium: str) -> list[str]:
     """Every problem found on the built site (empty when it passes)."""
     checks, problems = pages_to_check(site, notebooks)
+    problems += static_problems(site)
     with serve(site) as (base, missing):
         for check in checks:
             url = base + check.url_path
@@ -387,15 +513,18 @@ def check_site(site: Path, notebooks: Path | None, out: Path | None, chromium: s
             rendered = analyse_html(dump_dom(chromium, url))
             found = check_diagrams(static, rendered)
             if check.notebook is not None:
-                cells = len(json.loads(check.notebook.read_text(encoding="utf-8")).get("cells", []))
-                found += check_notebook(notebook_title(check.notebook), cells, rendered)
+                notebook = json.loads(check.notebook.read_text(encoding="utf-8"))
+                cells = len(notebook.get("cells", []))
+                found += check_notebook(notebook_title(check.notebook), cells, rendered, notebook_figures(notebook))
+            if check.api:
+                found += check_api_page(static, rendered)
             problems += [f"{label}: {problem}" for problem in found]
             if out is not None:
                 screenshot(chromium, url, out / _png_name(check.url_path))
             status = "ok" if not found else "FAILED"
             print(
                 f"checked {label}: {static.mermaid_sources} diagram(s), {rendered.drawn_diagrams} drawn, "
-                f"{rendered.notebook_cells} notebook cell(s): {status}"
+                f"{rendered.notebook_cells} notebook cell(s), {rendered.source_blocks} source block(s): {status}"
             )
         problems += [f"requested but missing from the site: {path}" for path in sorted(set(missing))]
     return problems

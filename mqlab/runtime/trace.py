@@ -99,6 +99,12 @@ class Trace:
         if text:
             print(text)
 
+    def to_mermaid(self, **options: Any) -> str:
+        """The remoting requests and responses as a mermaid sequence diagram (``mqlab.teaching.trace_to_mermaid``)."""
+        from mqlab.teaching.sequence import trace_to_mermaid  # the teaching layer imports this module
+
+        return trace_to_mermaid(self, **options)
+
     def clear(self) -> None:
         """Forget all events recorded so far."""
         with self._lock:

@@ -4,14 +4,16 @@ Java: org.apache.rocketmq.common.constant.LoggerName (rocketmq-all-4.9.3)
 
 RocketMQ writes ``broker.log``, ``store.log``, ``namesrv.log``... through these logger names. mqlab logs through
 ``logging.getLogger("mqlab.<name>")``; the package installs no handler (a library stays quiet, and notebooks stay
-deterministic), and the ``mqlab namesrv`` / ``mqlab broker`` / ``mqlab quickstart`` commands send warnings and
-errors to stderr (``configure_cli_logging``).
+deterministic), and the ``mqlab namesrv`` / ``mqlab broker`` commands send warnings and errors to stderr
+(``cli_logging``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 
 NAMESRV_LOGGER_NAME = "RocketmqNamesrv"
 BROKER_LOGGER_NAME = "RocketmqBroker"
@@ -28,13 +30,34 @@ def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(f"mqlab.{name}")
 
 
-def configure_cli_logging(level: int = logging.WARNING) -> None:
-    """Send mqlab's log lines of ``level`` and above to stderr, one line each (for the server commands)."""
+class _StderrHandler(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is when a line is logged (it may be replaced meanwhile)."""
+
+    @property  # type: ignore[override]
+    def stream(self):
+        """The current ``sys.stderr`` (StreamHandler reads this attribute at each line)."""
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def cli_logging(level: int = logging.WARNING) -> Iterator[None]:
+    """While the block runs, send mqlab's log lines of ``level`` and above to stderr, one line each.
+
+    The server commands (``mqlab namesrv``, ``mqlab broker``) run inside it for the life of the process; run in-process
+    (tests), the handler goes away with the command, so nothing else starts printing log lines.
+    """
     root = logging.getLogger("mqlab")
-    if any(getattr(h, "_mqlab_cli", False) for h in root.handlers):
-        return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s - %(message)s"))
-    handler._mqlab_cli = True  # type: ignore[attr-defined]
+    previous = root.level
     root.addHandler(handler)
     root.setLevel(level)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous)
