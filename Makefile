@@ -12,7 +12,7 @@ export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 export SPARK_LOCAL_IP := 127.0.0.1
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: venv quickstart lint unit notebooks spark docs site-check test lab bench clean
+.PHONY: venv quickstart lint unit notebooks refresh-notebooks spark docs site-check test lab bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ unit: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env notebooks/
 
+# Re-execute the notebooks in place after a change to code they show or print (NB="notebooks/01-x.ipynb" for one).
+refresh-notebooks: $(STAMP)
+	$(BIN)/python -m tools.refresh_notebooks $(NB)
+
 # PySpark exercises: the data-source tests (one shared local[2] session) and the Spark notebooks.
 spark: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m spark tests/spark
@@ -51,10 +55,11 @@ site-check: docs
 
 test: lint unit notebooks spark site-check
 
-# The store's hot paths, then the clients against real server processes (ARGS=--quick for smoke runs of both).
+# The store's hot paths, the clients against real server processes, then chaos campaigns (ARGS=--quick: smoke runs).
 bench: $(STAMP)
 	$(BIN)/python -m bench.store_bench $(ARGS)
 	$(BIN)/python -m bench.client_bench $(ARGS)
+	$(BIN)/python -m bench.chaos_bench $(ARGS)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'

@@ -252,9 +252,17 @@ def _run_broker(args: argparse.Namespace) -> int:
         print("mqlab broker: no name server address (-n or namesrvAddr): the broker will not register", file=sys.stderr)
     stop = install_stop_signals()
     runtime = ThreadedRuntime.create(broker_config.broker_name, trace_capacity=SERVER_TRACE_CAPACITY)
+    if server_config.listen_port == 0:
+        # Java forces haListenPort = listenPort + 1; for "any free port" the HA port is any free one as well.
+        store_config.ha_listen_port = 0
     controller = BrokerController(
-        broker_config, server_config, client_config, store_config, runtime, listen_host=args.host
+        broker_config, server_config, client_config, store_config, runtime, listen_host=args.host, enable_ha=True
     )
+    if args.config:  # Java: BrokerStartup registers the file's entries; UPDATE_BROKER_CONFIG rewrites that file
+        from mqlab.common.config_file import read_properties_file
+
+        controller.configuration.register_properties(read_properties_file(args.config))
+        controller.configuration.store_path = args.config
     if not controller.initialize():
         reason = controller.initialize_failure or "a config file or the store could not be loaded"
         print(f"mqlab broker: cannot start: {reason}", file=sys.stderr)
@@ -347,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     from mqlab.labs.cli import _add_lab_parser
 
     _add_lab_parser(sub)
+
     return parser
 
 

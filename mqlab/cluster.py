@@ -7,6 +7,10 @@ files. The same ``NamesrvController`` and ``BrokerController`` run in both.
 
 Node names and addresses in a simulation: ``namesrv`` at 10.0.0.1:9876, brokers ``broker-a``, ``broker-b``... at
 10.0.1.1:10911, 10.0.1.2:10911... ; clients get addresses from 10.0.2.1 on (``client_runtime``).
+
+With ``slaves=N`` each broker name also gets N slaves (``brokerRole=SLAVE``, ``brokerId`` 1..N), named
+``broker-a-s1``... at 10.0.1.101, 10.0.1.102... (broker-b's at 10.0.1.111...), and every broker runs replication
+(docs/spec/store-ha.md); the masters' role comes from ``store_settings`` (``broker_role``, ASYNC_MASTER by default).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.runtime import SimulatedWorld, ThreadedRuntime
 from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.trace import Trace
+from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.config.message_store_config import MessageStoreConfig
 from mqlab.store.store_verifier import VerifyReport, verify_store
 
@@ -50,6 +55,7 @@ class BrokerNode:
     controller: BrokerController
     store_root: Path
     settings: dict[str, Any] = field(default_factory=dict)
+    broker_id: int = 0
 
 
 class Cluster:
@@ -65,6 +71,7 @@ class Cluster:
         store_settings: dict[str, Any] | None,
         broker_settings: dict[str, Any] | None,
         trace: Trace | None = None,
+        slaves: int = 0,
     ):
         self.root = Path(root)
         self.world = world
@@ -75,7 +82,9 @@ class Cluster:
         self._client_count = 0
         self._runtimes: list[Runtime] = []
         self.namesrv = self._make_namesrv()
+        self.slaves = slaves
         self.brokers: list[BrokerNode] = [self._make_broker(i) for i in range(brokers)]
+        self.brokers += [self._make_broker(i, slave=j) for i in range(brokers) for j in range(1, slaves + 1)]
 
     # -- construction ----------------------------------------------------------------------------------------
     @classmethod
@@ -89,6 +98,7 @@ class Cluster:
         cluster_name: str = "DefaultCluster",
         store_settings: dict[str, Any] | None = None,
         broker_settings: dict[str, Any] | None = None,
+        slaves: int = 0,
     ) -> Cluster:
         """Every node on one simulated world (created from ``seed`` unless given)."""
         return cls(
@@ -98,6 +108,7 @@ class Cluster:
             cluster_name=cluster_name,
             store_settings=store_settings,
             broker_settings=broker_settings,
+            slaves=slaves,
         )
 
     @classmethod
@@ -109,6 +120,7 @@ class Cluster:
         cluster_name: str = "DefaultCluster",
         store_settings: dict[str, Any] | None = None,
         broker_settings: dict[str, Any] | None = None,
+        slaves: int = 0,
     ) -> Cluster:
         """Real threads and TCP on 127.0.0.1 (ports chosen by the system), one shared trace."""
         return cls(
@@ -118,6 +130,7 @@ class Cluster:
             cluster_name=cluster_name,
             store_settings=store_settings,
             broker_settings=broker_settings,
+            slaves=slaves,
         )
 
     def _runtime(self, node: str, ip: str) -> Runtime:
@@ -141,13 +154,21 @@ class Cluster:
         config = NamesrvConfig(kv_config_path=str(self.root / "namesrv" / "kvConfig.json"))
         return NamesrvController(config, NettyServerConfig(listen_port=port), runtime, listen_host=self._host())
 
-    def _make_broker(self, index: int) -> BrokerNode:
-        name = f"broker-{string.ascii_lowercase[index]}"
-        ip = f"10.0.1.{index + 1}"
+    def _make_broker(self, index: int, *, slave: int = 0) -> BrokerNode:
+        broker_name = f"broker-{string.ascii_lowercase[index]}"
+        name = f"{broker_name}-s{slave}" if slave else broker_name
+        ip = f"10.0.1.{100 + index * 10 + slave}" if slave else f"10.0.1.{index + 1}"
         runtime = self._runtime(name, ip)
         store_root = self.root / name / "store"
-        store_config = MessageStoreConfig.under(store_root, **self.store_settings)
-        broker_config = BrokerConfig(broker_name=name)
+        settings = dict(self.store_settings)
+        if self.slaves:
+            # Java forces haListenPort to listenPort + 1; with port 0 (real mode) the HA port is any free one too.
+            settings["ha_listen_port"] = SIM_BROKER_PORT + 1 if self.simulated_mode else 0
+        if slave:
+            settings["broker_role"] = BrokerRole.SLAVE
+        store_config = MessageStoreConfig.under(store_root, **settings)
+        broker_config = BrokerConfig(broker_name=broker_name)
+        broker_config.broker_id = slave
         broker_config.broker_cluster_name = self.cluster_name
         broker_config.broker_ip1 = ip if self.simulated_mode else "127.0.0.1"
         broker_config.broker_ip2 = broker_config.broker_ip1
@@ -161,8 +182,9 @@ class Cluster:
             store_config,
             runtime,
             listen_host=self._host(),
+            enable_ha=self.slaves > 0,
         )
-        return BrokerNode(name, runtime, controller, store_root)
+        return BrokerNode(name, runtime, controller, store_root, broker_id=slave)
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> Cluster:

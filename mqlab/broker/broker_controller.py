@@ -1,8 +1,8 @@
 """A broker: the store, the managers, the remoting server with its processors, and the name-server registration.
 
 Java: org.apache.rocketmq.broker.BrokerController (rocketmq-all-4.9.3)
-Left out: the VIP channel (a second server on ``listenPort - 2``), HA and slave synchronisation, transactions
-(EndTransactionProcessor and the check service), the reply processor, statistics and fast failure, ACL, TLS file
+Left out: the VIP channel (a second server on ``listenPort - 2``), the reply processor,
+statistics, ACL, TLS file
 watching, the filter-server and consumer-filter managers, the address-server lookup.
 
 Life cycle, in Java's order:
@@ -11,10 +11,13 @@ Life cycle, in Java's order:
   DefaultMessageStore (with the long-polling hook, ``NotifyMessageArrivingListener``), builds the remoting server
   (the ``ClientHousekeepingService`` hears its connection events), registers the processors on their executors
   (the AdminBrokerProcessor is the default processor), persists consumer offsets every
-  ``flushConsumerOffsetInterval`` after 10 s, and takes the name-server list from ``namesrvAddr``.
+  ``flushConsumerOffsetInterval`` after 10 s, and takes the name-server list from ``namesrvAddr``; then
+  ``initial_transaction`` builds the transactional message service, its check listener and check service.
 * ``start()`` starts the store, the server (port 0 picks a free port: ``listen_port`` tells which), the client
   towards the name servers, long polling and client housekeeping, registers with every name server at once, and
-  again every ``max(10 s, min(registerNameServerPeriod, 60 s))`` (30 s by default) after 10 s.
+  again every ``max(10 s, min(registerNameServerPeriod, 60 s))`` (30 s by default) after 10 s; last, the
+  ``BrokerFastFailure`` sweeper (every 10 ms after 1 s) over the bounded send, pull, heartbeat and end-transaction
+  queues.
 * ``shutdown()`` stops the services, the server and the store, unregisters from the name servers and persists
   the consumer offsets (mqlab also persists topics and groups, which Java writes on every change only).
 """
@@ -22,6 +25,7 @@ Life cycle, in Java's order:
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mqlab.broker.client.client_housekeeping_service import ClientHousekeepingService
@@ -30,6 +34,8 @@ from mqlab.broker.client.default_consumer_ids_change_listener import DefaultCons
 from mqlab.broker.client.net.broker2_client import Broker2Client
 from mqlab.broker.client.producer_manager import ProducerManager
 from mqlab.broker.client.rebalance.rebalance_lock_manager import RebalanceLockManager
+from mqlab.broker.latency.broker_fast_failure import BrokerFastFailure
+from mqlab.broker.latency.broker_fixed_thread_pool_executor import BrokerFixedThreadPoolExecutor
 from mqlab.broker.longpolling.notify_message_arriving_listener import NotifyMessageArrivingListener
 from mqlab.broker.longpolling.pull_request_hold_service import PullRequestHoldService
 from mqlab.broker.offset.consumer_offset_manager import ConsumerOffsetManager
@@ -37,11 +43,20 @@ from mqlab.broker.out.broker_outer_api import BrokerOuterAPI
 from mqlab.broker.processor.admin_broker_processor import AdminBrokerProcessor
 from mqlab.broker.processor.client_manage_processor import ClientManageProcessor
 from mqlab.broker.processor.consumer_manage_processor import ConsumerManageProcessor
+from mqlab.broker.processor.end_transaction_processor import EndTransactionProcessor
 from mqlab.broker.processor.pull_message_processor import PullMessageProcessor
 from mqlab.broker.processor.query_message_processor import QueryMessageProcessor
 from mqlab.broker.processor.send_message_processor import SendMessageProcessor
+from mqlab.broker.slave.slave_synchronize import SlaveSynchronize
 from mqlab.broker.subscription.subscription_group_manager import SubscriptionGroupManager
 from mqlab.broker.topic.topic_config_manager import TopicConfigManager
+from mqlab.broker.transaction.queue.default_transactional_message_check_listener import (
+    DefaultTransactionalMessageCheckListener,
+)
+from mqlab.broker.transaction.queue.transactional_message_bridge import TransactionalMessageBridge
+from mqlab.broker.transaction.queue.transactional_message_service_impl import TransactionalMessageServiceImpl
+from mqlab.broker.transaction.transactional_message_check_service import TransactionalMessageCheckService
+from mqlab.common.configuration import Configuration
 from mqlab.common.constant import perm_name
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
@@ -49,6 +64,7 @@ from mqlab.common.protocol.body.topic_config_serialize_wrapper import TopicConfi
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.topic_config import TopicConfig
 from mqlab.remoting.netty.netty_remoting_server import NettyRemotingServer
+from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.default_message_store import DefaultMessageStore
 
 if TYPE_CHECKING:
@@ -62,6 +78,9 @@ if TYPE_CHECKING:
 
 # Java: BrokerController#initialize schedules consumerOffsetManager.persist() first after 10 s.
 PERSIST_INITIAL_DELAY_MS = 1000 * 10
+# Java: BrokerController#handleSlaveSynchronize runs SlaveSynchronize#syncAll after 3 s, then every 10 s.
+SLAVE_SYNC_INITIAL_DELAY_MS = 1000 * 3
+SLAVE_SYNC_PERIOD_MS = 1000 * 10
 # Java: BrokerController#start schedules registerBrokerAll first after 10 s.
 REGISTER_INITIAL_DELAY_MS = 1000 * 10
 
@@ -87,6 +106,9 @@ class BrokerController:
         message_store_config: the store (its root also holds the broker's ``config/`` files).
         runtime: clock, scheduler, network, randomness, trace.
         listen_host: the address to bind (Java binds every interface; tests bind loopback).
+        enable_ha: run master–slave replication (docs/spec/store-ha.md): bind ``haListenPort`` and, on a slave,
+            follow the master. Java always does; mqlab only when asked (``mqlab broker`` does), so brokers built in
+            tests on port 0 do not all claim port 10912.
     """
 
     def __init__(
@@ -98,6 +120,7 @@ class BrokerController:
         runtime: Runtime,
         *,
         listen_host: str = "0.0.0.0",
+        enable_ha: bool = False,
     ):
         self.broker_config = broker_config
         self.netty_server_config = netty_server_config
@@ -113,6 +136,11 @@ class BrokerController:
             broker_config, root, runtime.now_ms, register_broker_all=lambda: self.register_broker_all(False, True, True)
         )
         self.subscription_group_manager = SubscriptionGroupManager(broker_config, root, runtime.now_ms)
+        # The live configuration (UPDATE/GET_BROKER_CONFIG); ``configuration.store_path`` is the broker's config
+        # file, set by the command line when there is one (Java: BrokerController's Configuration).
+        self.configuration = Configuration(
+            runtime.now_ms, None, broker_config, netty_server_config, netty_client_config, message_store_config
+        )
         self.remoting_server: NettyRemotingServer | None = None
         self.broker2client = Broker2Client(runtime, lambda: self.remoting_server, self)
         self.consumer_ids_change_listener = DefaultConsumerIdsChangeListener(broker_config, self.broker2client)
@@ -139,10 +167,20 @@ class BrokerController:
         self.client_manage_executor: Executor | None = None
         self.heartbeat_executor: Executor | None = None
         self.consumer_manage_executor: Executor | None = None
+        self.end_transaction_executor: Executor | None = None
+        # Made in initialize() (initial_transaction).
+        self.transactional_message_service: TransactionalMessageServiceImpl = None  # type: ignore[assignment]
+        self.transactional_message_check_listener: DefaultTransactionalMessageCheckListener | None = None
+        self.transactional_message_check_service: TransactionalMessageCheckService | None = None
         self._timers: list[TimerHandle] = []
+        self.broker_fast_failure = BrokerFastFailure(self)
         self._register_lock = threading.RLock()
         self._started = False
         self.initialize_failure: str | None = None  # why initialize() returned False, for the start-up error
+        self.enable_ha = enable_ha
+        self._slave_sync_timer: TimerHandle | None = None
+        self.slave_synchronize = SlaveSynchronize(self)
+        self.update_master_ha_server_addr_periodically = False
 
     # -- addresses -------------------------------------------------------------------------------------------
     def get_broker_addr(self) -> str:
@@ -177,6 +215,8 @@ class BrokerController:
                 broker_config=self.broker_config,
                 message_arriving_listener=self.message_arriving_listener,
             )
+            if self.enable_ha:
+                self.message_store.enable_ha(self.listen_host)
             result = self.message_store.load()
         if not result:
             return False
@@ -195,22 +235,52 @@ class BrokerController:
         )
         if self.broker_config.namesrv_addr is not None:
             self.broker_outer_api.update_name_server_address_list(self.broker_config.namesrv_addr)
+        self.init_ha_master_address()
+        self.initial_transaction()
         self.runtime.trace_event(
             "BrokerController", "initialize", topics=len(self.topic_config_manager.topic_config_table)
         )
         return True
 
+    def initial_transaction(self) -> None:
+        """The transactional message service over the store, its check listener and the check service.
+
+        Java: BrokerController#initialTransaction (the default implementations; no service-provider lookup)
+        """
+        self.transactional_message_service = TransactionalMessageServiceImpl(
+            TransactionalMessageBridge(self, self.message_store)
+        )
+        self.transactional_message_check_listener = DefaultTransactionalMessageCheckListener()
+        self.transactional_message_check_listener.set_broker_controller(self)
+        self.transactional_message_check_service = TransactionalMessageCheckService(self)
+
     def _create_executors(self) -> None:
         bc = self.broker_config
         scheduler = self.runtime.scheduler
-        self.send_message_executor = scheduler.new_executor("SendMessageThread_", bc.send_message_thread_pool_nums)
-        self.pull_message_executor = scheduler.new_executor("PullMessageThread_", bc.pull_message_thread_pool_nums)
-        self.query_message_executor = scheduler.new_executor("QueryMessageThread_", bc.query_message_thread_pool_nums)
+        # The bounded pools (fast failure sweeps the send, pull, heartbeat and end-transaction queues); admin and
+        # consumer management stay unbounded, as Java's Executors.newFixedThreadPool.
+        fixed = partial(BrokerFixedThreadPoolExecutor, scheduler=scheduler)
+        self.send_message_executor = fixed(
+            "SendMessageThread_", bc.send_message_thread_pool_nums, bc.send_thread_pool_queue_capacity
+        )
+        self.pull_message_executor = fixed(
+            "PullMessageThread_", bc.pull_message_thread_pool_nums, bc.pull_thread_pool_queue_capacity
+        )
+        self.query_message_executor = fixed(
+            "QueryMessageThread_", bc.query_message_thread_pool_nums, bc.query_thread_pool_queue_capacity
+        )
         self.admin_broker_executor = scheduler.new_executor("AdminBrokerThread_", bc.admin_broker_thread_pool_nums)
-        self.client_manage_executor = scheduler.new_executor("ClientManageThread_", bc.client_manage_thread_pool_nums)
-        self.heartbeat_executor = scheduler.new_executor("HeartbeatThread_", bc.heartbeat_thread_pool_nums)
+        self.client_manage_executor = fixed(
+            "ClientManageThread_", bc.client_manage_thread_pool_nums, bc.client_manager_thread_pool_queue_capacity
+        )
+        self.heartbeat_executor = fixed(
+            "HeartbeatThread_", bc.heartbeat_thread_pool_nums, bc.heartbeat_thread_pool_queue_capacity
+        )
         self.consumer_manage_executor = scheduler.new_executor(
             "ConsumerManageThread_", bc.consumer_manage_thread_pool_nums
+        )
+        self.end_transaction_executor = fixed(
+            "EndTransactionThread_", bc.end_transaction_thread_pool_nums, bc.end_transaction_pool_queue_capacity
         )
 
     def register_processor(self) -> None:
@@ -243,6 +313,9 @@ class BrokerController:
             RequestCode.QUERY_CONSUMER_OFFSET,
         ):
             server.register_processor(code, consumer, self.consumer_manage_executor)
+        server.register_processor(
+            RequestCode.END_TRANSACTION, EndTransactionProcessor(self), self.end_transaction_executor
+        )
         server.register_default_processor(AdminBrokerProcessor(self), self.admin_broker_executor)
 
     def start(self) -> None:
@@ -260,8 +333,13 @@ class BrokerController:
         self.broker_outer_api.start()
         self.pull_request_hold_service.start()
         self.client_housekeeping_service.start()
+        # Java: BrokerController#startProcessorByHa, the check runs on masters only.
+        check_service = self.transactional_message_check_service
+        if self.message_store_config.broker_role is not BrokerRole.SLAVE and check_service is not None:
+            check_service.start()
         self._started = True
         self.runtime.trace_event("BrokerController", "start", addr=self.get_broker_addr())
+        self.handle_slave_synchronize(self.message_store_config.broker_role)
         self.register_broker_all(True, False, True)
         self._timers.append(
             self.runtime.scheduler.schedule_at_fixed_rate(
@@ -271,6 +349,7 @@ class BrokerController:
                 name="registerBrokerAll",
             )
         )
+        self.broker_fast_failure.start()
 
     def _register_periodically(self) -> None:
         try:
@@ -280,6 +359,11 @@ class BrokerController:
 
     def shutdown(self) -> None:
         """Stop, unregister, persist. Java: BrokerController#shutdown."""
+        self.broker_fast_failure.shutdown()
+        if self.transactional_message_check_service is not None:
+            self.transactional_message_check_service.shutdown()
+        if self.transactional_message_check_listener is not None:
+            self.transactional_message_check_listener.shut_down()
         self.client_housekeeping_service.shutdown()
         self.pull_request_hold_service.shutdown()
         if self.remoting_server is not None:
@@ -299,6 +383,7 @@ class BrokerController:
             self.client_manage_executor,
             self.heartbeat_executor,
             self.consumer_manage_executor,
+            self.end_transaction_executor,
         ):
             if executor is not None:
                 executor.shutdown()
@@ -366,8 +451,43 @@ class BrokerController:
             bc.register_broker_timeout_mills,
             bc.compressed_register,
         )
+        if results:
+            self._apply_register_result(results[0])
         if results and check_order_config:
             self.topic_config_manager.update_order_topic_config(results[0].kv_table)
+
+    def _apply_register_result(self, result: Any) -> None:
+        """A slave learns its master's HA and broker addresses. Java: BrokerController#doRegisterBrokerAll."""
+        if self.update_master_ha_server_addr_periodically and result.ha_server_addr is not None:
+            self.message_store.update_ha_master_address(result.ha_server_addr)
+        self.slave_synchronize.master_addr = result.master_addr
+
+    # -- master and slave ------------------------------------------------------------------------------------
+    def init_ha_master_address(self) -> None:
+        """A slave uses a configured ``haMasterAddress`` for good, else learns it at each registration.
+
+        Java: BrokerController#initialize (the SLAVE branch; the address counts from 6 characters on)
+        """
+        if not self.enable_ha or self.message_store_config.broker_role is not BrokerRole.SLAVE:
+            return
+        configured = self.message_store_config.ha_master_address
+        if configured is not None and len(configured) >= 6:
+            self.message_store.update_ha_master_address(configured)
+            self.update_master_ha_server_addr_periodically = False
+        else:
+            self.update_master_ha_server_addr_periodically = True
+
+    def handle_slave_synchronize(self, role: BrokerRole) -> None:
+        """On a slave, copy the master's tables every 10 s after 3 s. Java: BrokerController#handleSlaveSynchronize."""
+        if self._slave_sync_timer is not None:
+            self._slave_sync_timer.cancel()
+            self._slave_sync_timer = None
+        self.slave_synchronize.master_addr = None
+        if role is BrokerRole.SLAVE and self.enable_ha:
+            self._slave_sync_timer = self.runtime.scheduler.schedule_at_fixed_rate(
+                SLAVE_SYNC_INITIAL_DELAY_MS, SLAVE_SYNC_PERIOD_MS, self.slave_synchronize.sync_all, name="syncAll"
+            )
+            self._timers.append(self._slave_sync_timer)
 
     def need_register(self) -> bool:
         """Whether some name server holds an older topic config (QUERY_DATA_VERSION). Java: #needRegister."""

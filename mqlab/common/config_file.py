@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from mqlab.common.broker_config import BrokerConfig
 from mqlab.common.config_errors import InvalidConfigValueError, UnknownConfigKeyError
+from mqlab.common.jdk.strings import java_split
 from mqlab.common.mix_all import (
     MASTER_ID,
     Properties,
@@ -217,13 +218,7 @@ def check_namesrv_addr(namesrv_addr: str, *, source: str = "<properties>", line:
     Raises:
         InvalidConfigValueError: An entry without ``:`` or with a bad port.
     """
-    entries = namesrv_addr.split(";")
-    # Java's split drops trailing empty entries, unless nothing matched at all ("" stays one empty entry).
-    while len(entries) > 1 and entries[-1] == "":
-        entries.pop()
-    if entries == [""] and namesrv_addr:
-        entries = []
-    for entry in entries:
+    for entry in java_split(namesrv_addr, ";"):
         host_end = entry.rfind(":")
         try:
             if host_end < 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 import zlib
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from zlib_ng.zlib_ng import crc32 as _crc32
 
@@ -72,6 +72,27 @@ def time_millis_to_human_string3(millis: int, tz: tzinfo) -> str:
     Java: UtilAll#timeMillisToHumanString3
     """
     return datetime.fromtimestamp(millis / 1000, tz).strftime("%Y%m%d%H%M%S")
+
+
+def parse_date_yyyymmddhhmmss(text: str | None, tz: tzinfo) -> int | None:
+    """``yyyyMMddHHmmss`` in ``tz`` → epoch ms, read leniently as Java's ``SimpleDateFormat`` does; None if unreadable.
+
+    Java: UtilAll#parseDate(date, YYYYMMDDHHMMSS) (a lenient SimpleDateFormat in the JVM's time zone). The six
+    fields are read as 4, 2, 2, 2, 2 and 2 digits; what follows them is ignored (``DateFormat#parse`` need not use
+    the whole text); out-of-range values roll over (``20240230120000`` is 1 March 2024 12:00, month 13 is January
+    of the next year, day 00 the last day of the month before, hour 24 the next day).
+    """
+    if text is None or len(text) < 14 or not (text[:14].isascii() and text[:14].isdigit()):
+        return None
+    year, month, day = int(text[0:4]), int(text[4:6]), int(text[6:8])
+    hour, minute, second = int(text[8:10]), int(text[10:12]), int(text[12:14])
+    year, month_index = divmod(year * 12 + month - 1, 12)
+    if year < 1:
+        return None  # before the Gregorian year 1: Java would read it as an era BC date; no consumer means that
+    moment = datetime(year, month_index + 1, 1, tzinfo=tz) + timedelta(
+        days=day - 1, hours=hour, minutes=minute, seconds=second
+    )
+    return int(moment.timestamp() * 1000)
 
 
 def is_it_time_to_do(when: str, hour: int) -> bool:

@@ -6,7 +6,7 @@ put-message lock; a reader finds a record by its physical offset and learns its 
 Java: org.apache.rocketmq.store.CommitLog (rocketmq-all-4.9.3)
 Promoted inner classes: DefaultAppendMessageCallback, MessageExtEncoder, GroupCommitService, GroupCommitRequest,
 FlushRealTimeService, CommitRealTimeService (each in its own module)
-Left out: DLedger, LMQ multi-dispatch, HA replication (SYNC_MASTER waits are answered PUT_OK)
+Left out: DLedger, LMQ multi-dispatch
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from mqlab.common.message import message_record_layout as layout
 from mqlab.common.message.message_decoder import message_properties2string, string2message_properties
 from mqlab.common.message.message_errors import MessageFormatError
 from mqlab.common.message.message_ext_batch import MessageExtBatch
+from mqlab.common.mix_all import parse_java_integral
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.common.topic.topic_validator import RMQ_SYS_SCHEDULE_TOPIC
 from mqlab.runtime.scheduler import CompletedFuture
@@ -42,7 +43,7 @@ from mqlab.store.group_commit_service import GroupCommitService
 from mqlab.store.mapped_file import last_non_zero
 from mqlab.store.mapped_file_queue import MappedFileQueue
 from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
-from mqlab.store.message_ext_encoder import MessageExtEncoder, MessageSizeExceededError
+from mqlab.store.message_ext_encoder import MessageExtEncoder
 from mqlab.store.put_message_result import PutMessageResult
 from mqlab.store.put_message_status import PutMessageStatus
 from mqlab.store.quarantine import quarantine_commit_log_cut
@@ -174,6 +175,14 @@ class CommitLog:
         size = self.config.mapped_file_size_commit_log
         return offset + size - offset % size
 
+    def remove_queue_from_topic_queue_table(self, topic: str, queue_id: int) -> None:
+        """Forget a queue's next queue offset (its topic was deleted: a new one starts at 0).
+
+        Java: CommitLog#removeQueueFromTopicQueueTable
+        """
+        with self.put_message_lock:
+            self.topic_queue_table.pop(f"{topic}-{queue_id}", None)
+
     def remain_how_many_data_to_flush(self) -> int:
         """Bytes not yet flushed. Java: CommitLog#remainHowManyDataToFlush."""
         return self.mapped_file_queue.remain_how_many_data_to_flush()
@@ -215,10 +224,9 @@ class CommitLog:
             batch.sys_flag |= _BORN_V6
         if batch.store_host.is_ipv6:
             batch.sys_flag |= _STORE_V6
-        try:
-            batch.encoded_buff, _count = self.encoder.encode_batch(batch)
-        except MessageSizeExceededError:
-            return self._completed(PutMessageResult(PutMessageStatus.MESSAGE_ILLEGAL))
+        # A batch over maxMessageSize raises MessageSizeExceededError out of the put, as Java's encoder throws a
+        # RuntimeException there: the remoting layer answers SYSTEM_ERROR, which the producer retries (AUDIT-2).
+        batch.encoded_buff, _count = self.encoder.encode_batch(batch)
         return self._put_under_lock(batch, self.mapped_file_queue.get_last_mapped_file)
 
     def _put_under_lock(self, msg: Any, last_file):
@@ -266,18 +274,18 @@ class CommitLog:
                 size=result.wrote_bytes,
             )
         put_result = PutMessageResult(_PUT_OK, result)
-        flush_future = self.submit_flush_request(result, msg)
-        if flush_future is None:
+        # Java combines the flush future and the replica future (thenCombine): the put is answered when both are
+        # over, each failure status overwrites PUT_OK, and the replica's is applied last, so it wins. ASYNC_FLUSH on
+        # an ASYNC_MASTER (or a store without an HA service) has nothing to wait for and answers at once.
+        # SYNC_FLUSH waits for the flush, SYNC_MASTER for a slave's acknowledgement (docs/spec/store-ha.md), and
+        # both together wait for both.
+        waits = [f for f in (self.submit_flush_request(result, msg), self.submit_replica_request(result, msg)) if f]
+        if not waits:
             return CompletedFuture(put_result)
         combined = self.runtime.scheduler.new_future()
-
-        def on_flush(future) -> None:
-            status = future.result(0)
-            if status is not _PUT_OK:
-                put_result.put_message_status = status
-            combined.set_result(put_result)
-
-        flush_future.add_done_callback(on_flush)
+        on_done = self._complete_when_all_done(put_result, combined, waits)
+        for future in waits:
+            future.add_done_callback(on_done)
         return combined
 
     def submit_flush_request(self, result, msg: Any):
@@ -450,7 +458,16 @@ class CommitLog:
             if tags:
                 tags_code = MessageExtBrokerInner.tags_string2tags_code(tags)
             if topic == RMQ_SYS_SCHEDULE_TOPIC:
-                tags_code = self._delay_tags_code(topic, properties, store_timestamp, tags_code)
+                delay = properties.get(mc.PROPERTY_DELAY_TIME_LEVEL)
+                if delay is not None:
+                    try:
+                        level = parse_java_integral(delay)
+                    except ValueError:
+                        # Java's Integer.parseInt throws inside checkMessageAndReturnSize, whose catch answers
+                        # (-1, false): recovery ends at this record and a master's reput skips what it read.
+                        reason = f"{topic} record at {physical_offset} has DELAY {delay!r}, not a number"
+                        return DispatchRequest(-1, False, reason=reason)
+                    tags_code = self._delay_tags_code(level, store_timestamp, tags_code)
         # Positional: once per record, and keyword arguments cost a dataclass __init__ about twice as much.
         return DispatchRequest(
             total_size,  # msg_size
@@ -468,16 +485,12 @@ class CommitLog:
             properties,  # properties_map
         )
 
-    def _delay_tags_code(self, topic: str, properties: dict[str, str], store_timestamp: int, tags_code: int) -> int:
+    def _delay_tags_code(self, level: int, store_timestamp: int, tags_code: int) -> int:
         """For SCHEDULE_TOPIC_XXXX the tags code is the deliver time (needs the schedule service's levels)."""
-        delay = properties.get(mc.PROPERTY_DELAY_TIME_LEVEL)
         service = self.schedule_message_service
-        if topic != RMQ_SYS_SCHEDULE_TOPIC or delay is None or service is None:
+        if service is None:
             return tags_code
-        try:
-            level = min(int(delay), service.get_max_delay_level())
-        except ValueError:
-            return tags_code
+        level = min(level, service.get_max_delay_level())
         if level > 0:
             return service.compute_deliver_timestamp(level, store_timestamp)
         return tags_code
@@ -642,6 +655,56 @@ class CommitLog:
             if start < size:
                 dropped += max(last_non_zero(mapped_file.slice_byte_buffer(), start, size) - start, 0)
         return dropped
+
+    @staticmethod
+    def _complete_when_all_done(put_result: PutMessageResult, combined, waits: list) -> Callable[[Any], None]:
+        """The callback that answers the put once every wait is over (Java: the ``thenCombine`` function)."""
+
+        def on_done(_future) -> None:
+            if all(f.done() for f in waits):
+                failed = [status for status in (f.result(0) for f in waits) if status is not _PUT_OK]
+                put_result.put_message_status = failed[-1] if failed else _PUT_OK
+                combined.set_result(put_result)
+
+        return on_done
+
+    # The store's HAService when it replicates (docs/spec/store-ha.md), set by DefaultMessageStore; None: no slave
+    # is waited for, whatever the role.
+    ha_service: Any = None
+
+    def submit_replica_request(self, result, msg: Any):
+        """SYNC_MASTER with WAIT: wait for a slave (or SLAVE_NOT_AVAILABLE at once); other roles: ``None``.
+
+        Java: CommitLog#submitReplicaRequest (returns ``None`` for "already PUT_OK")
+        """
+        from mqlab.store.config.broker_role import BrokerRole
+
+        ha_service = self.ha_service
+        if ha_service is None or self.config.broker_role is not BrokerRole.SYNC_MASTER:
+            return None
+        if not msg.is_wait_store_msg_ok():
+            return None
+        next_offset = result.wrote_offset + result.wrote_bytes
+        if not ha_service.is_slave_ok(next_offset):
+            self.runtime.trace_event("CommitLog", "slaveNotAvailable", nextOffset=next_offset)
+            return CompletedFuture(PutMessageStatus.SLAVE_NOT_AVAILABLE)
+        request = GroupCommitRequest(
+            next_offset, self._now_ms() + self.config.slave_timeout, self.runtime.scheduler.new_future()
+        )
+        ha_service.put_request(request)
+        ha_service.wakeup_all_writers()
+        return request.future()
+
+    def append_data(self, start_offset: int, data: bytes) -> bool:
+        """Append replicated bytes at the end of the CommitLog (a slave); ``False`` when they do not fit.
+
+        Java: CommitLog#appendData
+        """
+        with self.put_message_lock:
+            mapped_file = self.mapped_file_queue.get_last_mapped_file(start_offset, need_create=True)
+            if mapped_file is None:
+                return False
+            return mapped_file.append_message_bytes(data)
 
 
 # Topic names decoded from record bytes: a store sees few topics, and each record would decode its own copy.

@@ -3,7 +3,7 @@
 Java: org.apache.rocketmq.store.DefaultMessageStore (rocketmq-all-4.9.3)
 Promoted inner classes: ReputMessageService, FlushConsumeQueueService, CommitLogDispatcherBuildConsumeQueue,
 CommitLogDispatcherBuildIndex
-Left out: HA, DLedger, LMQ, store statistics
+Left out: DLedger, LMQ, store statistics
 
 Life cycle: ``load()`` maps the files and recovers them (normally after a clean shutdown, abnormally after a crash,
 decided by the ``abort`` file), ``start()`` dispatches whatever the ConsumeQueues lack and starts the services,
@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any
 from mqlab.common.constant.logger_name import STORE_LOGGER_NAME, get_logger
 from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.common.message.message_record_layout import PROPERTIES_MAX_BYTES, TOPIC_MAX_BYTES
-from mqlab.common.topic.topic_validator import is_safe_path_component
+from mqlab.common.mix_all import is_lmq
+from mqlab.common.topic.topic_validator import (
+    RMQ_SYS_SCHEDULE_TOPIC,
+    RMQ_SYS_TRANS_OP_HALF_TOPIC,
+    is_safe_path_component,
+)
 from mqlab.runtime.scheduler import CompletedFuture, TimerHandle
 from mqlab.store.clean_commit_log_service import CleanCommitLogPass, CleanCommitLogService
 from mqlab.store.clean_consume_queue_service import CleanConsumeQueuePass, CleanConsumeQueueService
@@ -46,6 +51,7 @@ from mqlab.store.dispatch_request import DispatchRequest
 from mqlab.store.flush_consume_queue_service import FlushConsumeQueueService
 from mqlab.store.get_message_result import GetMessageResult
 from mqlab.store.get_message_status import GetMessageStatus
+from mqlab.store.ha.ha_service import HAService
 from mqlab.store.index.index_service import IndexService
 from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
 from mqlab.store.message_filter import MessageFilter
@@ -158,6 +164,9 @@ class DefaultMessageStore:
         self.clean_consume_queue_service: CleanConsumeQueueService | None = None
         self._schedule_handles: list[TimerHandle] = []
         self.message_arriving_listener = message_arriving_listener
+        # Replication (docs/spec/store-ha.md): made by enable_ha(); Java builds it in the constructor and always
+        # binds its port, mqlab only for a broker that asks (a bare store has no network).
+        self.ha_service: HAService | None = None
         self.recovery_report = RecoveryReport()
         self._lock_fd = -1
         self._loaded = False
@@ -200,6 +209,7 @@ class DefaultMessageStore:
             self.config, self.runtime, self.store_checkpoint, self.transient_store_pool
         )
         self.commit_log.schedule_message_service = self.schedule_message_service
+        self.commit_log.ha_service = self.ha_service
         self.commit_log.load()
         rebuild_all = self.load_consume_queue()
         self.reput_message_service = ReputMessageService(
@@ -371,12 +381,14 @@ class DefaultMessageStore:
             reput_from = max(reput_from, queue.max_physic_offset)
         self.reput_message_service.reput_from_offset = max(reput_from, commit_log.get_min_offset(), 0)
         self.reput_message_service.start()
-        self._wait_until(lambda: self.dispatch_behind_bytes() <= 0)
+        self._wait_for_reput()
         self.recover_topic_queue_table()
         self.handle_schedule_message_service(self.config.broker_role)
         assert self.flush_consume_queue_service is not None
         self.flush_consume_queue_service.start()
         commit_log.start()
+        if self.ha_service is not None:
+            self.ha_service.start()
         paths.get_abort_file(self.root).touch()
         self.add_schedule_task()
         self.shutdown_flag = False
@@ -391,6 +403,30 @@ class DefaultMessageStore:
             self.schedule_message_service.shutdown()
         else:
             self.schedule_message_service.start()
+
+    def _wait_for_reput(self) -> None:
+        """Wait, however long it takes, until reput has dispatched everything, logging progress each second.
+
+        Java: the loop in DefaultMessageStore#start ("Try to finish doing reput the messages fall behind during the
+        starting"). The topic-queue table is rebuilt from the ConsumeQueues right after: before they hold every
+        record, a new put could be given a queue offset an undispatched record already has (AUDIT-1).
+        """
+        if self.runtime.simulated:
+            world = getattr(self.runtime.scheduler, "world", None)
+            if world is not None:
+                world.run_until(lambda: self.dispatch_behind_bytes() <= 0)  # raises if nothing can make progress
+                return
+        while self.dispatch_behind_bytes() > 0:
+            self.runtime.scheduler.sleep(1000)
+            reput = self.reput_message_service
+            assert reput is not None
+            _LOG.info(
+                "Try to finish doing reput the messages fall behind during the starting, reputOffset=%d maxOffset=%d "
+                "behind=%d",
+                reput.reput_from_offset,
+                self.get_max_phy_offset(),
+                self.dispatch_behind_bytes(),
+            )
 
     def _wait_until(self, condition, interval_ms: int = 100, limit_ms: int = 60_000) -> bool:
         if self.runtime.simulated:
@@ -411,6 +447,8 @@ class DefaultMessageStore:
         if not self.shutdown_flag:
             self.shutdown_flag = True
             self._cancel_schedule_tasks()  # Java shuts both scheduled executors down first
+            if self.ha_service is not None:
+                self.ha_service.shutdown()
             self.schedule_message_service.shutdown()  # persists config/delayOffset.json
             assert self.commit_log is not None and self.reput_message_service is not None
             self.commit_log.shutdown()
@@ -512,6 +550,46 @@ class DefaultMessageStore:
         """
         assert self.clean_commit_log_service is not None
         self.clean_commit_log_service.execute_delete_files_manually()
+
+    # -- replication ---------------------------------------------------------------------------------------------
+    def enable_ha(self, listen_host: str = "0.0.0.0") -> HAService:
+        """Build the HA service (before ``start``, which binds ``haListenPort``).
+
+        Java: DefaultMessageStore#DefaultMessageStore (the constructor's ``new HAService``)
+        """
+        if self.ha_service is None:
+            self.ha_service = HAService(self, self.runtime, listen_host=listen_host)
+            if self.commit_log is not None:
+                self.commit_log.ha_service = self.ha_service
+        return self.ha_service
+
+    def update_ha_master_address(self, new_addr: str | None) -> None:
+        """Where the slave's HA client connects. Java: DefaultMessageStore#updateHaMasterAddress."""
+        if self.ha_service is not None:
+            self.ha_service.update_master_address(new_addr)
+
+    def get_commit_log_data(self, offset: int, *, max_size: int | None = None) -> SelectMappedBufferResult | None:
+        """Bytes from ``offset`` to the readable end of its segment, at most ``max_size`` (shut down: none).
+
+        Java: DefaultMessageStore#getCommitLogData (mqlab copies, so the HA writer asks only for one batch)
+        """
+        if self.shutdown_flag or self.commit_log is None:
+            return None
+        return self.commit_log.get_data(offset, offset == 0, max_size=max_size)
+
+    def append_to_commit_log(self, start_offset: int, data: bytes) -> bool:
+        """Append replicated bytes and wake reput (a slave). Java: DefaultMessageStore#appendToCommitLog."""
+        if self.shutdown_flag or self.commit_log is None:
+            return False
+        result = self.commit_log.append_data(start_offset, data)
+        if result:
+            assert self.reput_message_service is not None
+            self.reput_message_service.wakeup()
+        else:
+            self.runtime.trace_event(
+                "DefaultMessageStore", "appendToCommitLogFailed", offset=start_offset, size=len(data)
+            )
+        return result
 
     # -- writing -------------------------------------------------------------------------------------------------
     def check_store_status(self) -> PutMessageStatus:
@@ -661,6 +739,38 @@ class DefaultMessageStore:
                 queues[queue_id] = queue
             return queue
 
+    def clean_unused_topic(self, topics: set[str]) -> list[str]:
+        """Destroy the ConsumeQueues of every topic not in ``topics`` (the broker's configured topic names).
+
+        Each such queue's files are deleted and its next queue offset forgotten. The schedule topic, the
+        transaction op-half topic and LMQ topics are kept. The CommitLog is not touched: the messages stay until
+        they expire. Returns the topics destroyed, in table order.
+
+        Java: DefaultMessageStore#cleanUnusedTopic (Java returns 0; stats cleanup left out)
+        """
+        kept = {RMQ_SYS_SCHEDULE_TOPIC, RMQ_SYS_TRANS_OP_HALF_TOPIC}
+        destroyed: list[str] = []
+        with self._cq_lock:
+            for topic in list(self.consume_queue_table):
+                if topic in topics or topic in kept or is_lmq(topic):
+                    continue
+                for queue in list(self.consume_queue_table[topic].values()):
+                    queue.destroy()
+                    if self.commit_log is not None:
+                        self.commit_log.remove_queue_from_topic_queue_table(queue.topic, queue.queue_id)
+                del self.consume_queue_table[topic]
+                destroyed.append(topic)
+        return destroyed
+
+    def clean_unused_lmq_topic(self, topic: str) -> None:
+        """Destroy one LMQ topic's ConsumeQueues. Java: DefaultMessageStore#cleanUnusedLmqTopic."""
+        with self._cq_lock:
+            queues = self.consume_queue_table.pop(topic, None)
+            for queue in list((queues or {}).values()):
+                queue.destroy()
+                if self.commit_log is not None:
+                    self.commit_log.remove_queue_from_topic_queue_table(queue.topic, queue.queue_id)
+
     def iter_consume_queues(self) -> Iterator[ConsumeQueue]:
         """Every ConsumeQueue, topic by topic."""
         for queues in list(self.consume_queue_table.values()):
@@ -678,9 +788,11 @@ class DefaultMessageStore:
     ) -> GetMessageResult | None:
         """Up to ``max_msg_nums`` messages of a queue from logical ``offset``, with status and next offset.
 
-        Java: DefaultMessageStore#getMessage (see the status table in the store spec)
+        Java: DefaultMessageStore#getMessage (see the status table in the store spec). ``None`` while the store is
+        not started (between ``load`` and ``start``) and from the first line of ``shutdown`` on, as in 4.9.3
+        (AUDIT-7); the pull processor then answers SYSTEM_ERROR "store getMessage return null".
         """
-        if self.shutdown_flag and not self._loaded:
+        if self.shutdown_flag:
             return None
         if not self.running_flags.is_readable():
             return None

@@ -8,10 +8,11 @@ expected when the answer has the wrong type (``"4"`` for ``4``, ``True`` for ``1
 ``PutMessageStatus.PUT_OK``). An answer left as ``None`` or ``...`` (the placeholder of an exercise cell) is "not
 answered yet".
 
-In a notebook, end the call with ``;`` so Jupyter does not echo the returned bool::
+In a notebook, assign the result so Jupyter does not echo the returned bool (a trailing ``;`` is not enough under
+nbval, which runs cells without IPython's output history)::
 
     answer = ...  # the physical offset of the third message
-    check(answer, wrote_offsets[2], name="third offset", hint="each record starts where the previous one ended");
+    _ = check(answer, wrote_offsets[2], name="third offset", hint="each record starts where the previous one ended")
 """
 
 from __future__ import annotations

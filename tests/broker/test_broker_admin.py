@@ -149,10 +149,10 @@ def test_offset_files_runtime_info_groups_and_unknown_codes(cluster):
     assert (created.code, created.remark) == (ResponseCode.SUCCESS, None)
     groups = remoting_serializable.from_json(client.call(RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG).body)
     assert groups["subscriptionGroupTable"]["Admin"]["retryMaxTimes"] == 3
-    unknown = client.call(RequestCode.DELETE_TOPIC_IN_BROKER, bh.DeleteTopicRequestHeader("TopicTest"))
+    unknown = client.call(RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS)
     assert (unknown.code, unknown.remark) == (
         ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-        " request type 215 not supported",
+        " request type 223 not supported",
     )
 
 

@@ -11,6 +11,7 @@ from mqlab.common.message.message_decoder import create_message_id, decodes
 from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.default_message_store import DefaultMessageStore
 from mqlab.store.get_message_status import GetMessageStatus as S
+from mqlab.store.message_ext_encoder import MessageSizeExceededError
 from mqlab.store.message_filter import TagsMessageFilter
 from mqlab.store.put_message_status import PutMessageStatus
 from mqlab.store.store_errors import StoreLockedError
@@ -350,10 +351,18 @@ def test_transactional_delayed_or_oversized_batches_are_illegal(make_store, rt):
     transactional = batch(rt, 2)
     transactional.sys_flag = 0x4
     delayed = batch(rt, 2, batch_properties={"DELAY": "3"})
-    oversized = batch(rt, 20)
-    for bad in (transactional, delayed, oversized):
+    for bad in (transactional, delayed):
         assert store.put_messages(bad).put_message_status is PutMessageStatus.MESSAGE_ILLEGAL
     assert store.get_max_phy_offset() == 0
+
+
+@pytest.mark.spec("STORE-10", "AUDIT-2")
+def test_an_oversized_batch_raises_out_of_the_put_as_java_encoder_throws(make_store, rt):
+    store = make_store(max_message_size=2048)
+    with pytest.raises(MessageSizeExceededError, match="message size exceeded"):
+        store.put_messages(batch(rt, 20))
+    assert store.get_max_phy_offset() == 0
+    assert store.put_messages(batch(rt, 2)).put_message_status is PutMessageStatus.PUT_OK
 
 
 # -- lock, abort, restart ----------------------------------------------------------------------------------------

@@ -15,6 +15,17 @@ COMMANDS = [
     "topicRoute",
     "topicStatus",
     "updateTopic",
+    "deleteTopic",
+    "updateSubGroup",
+    "deleteSubGroup",
+    "updateBrokerConfig",
+    "getBrokerConfig",
+    "brokerStatus",
+    "topicClusterList",
+    "producerConnection",
+    "consumerStatus",
+    "queryCq",
+    "cloneGroupOffset",
     "consumerConnection",
     "consumerProgress",
     "queryMsgById",
@@ -22,6 +33,7 @@ COMMANDS = [
     "queryMsgByOffset",
     "printMsg",
     "resetOffsetByTime",
+    "queryMsgTraceById",
 ]
 
 
@@ -53,6 +65,12 @@ def test_every_command_has_mqadmins_name_and_the_shared_options():
         ["updateTopic", "-t", "T", "-b", "a:1", "-c", "C"],  # not both
         ["updateTopic", "-t", "T", "-b", "a:1", "-p", "3"],  # 2, 4 or 6
         ["updateTopic", "-t", "T", "-b", "a:1", "-r", "0"],
+        ["deleteTopic", "-t", "T"],  # -c is required
+        ["updateBrokerConfig", "-b", "a:1", "-k", "k"],  # -v is required
+        ["getBrokerConfig"],  # -b or -c
+        ["updateSubGroup", "-b", "a:1", "-g", "G", "-q", "many"],
+        ["queryCq", "-t", "T", "-q", "x", "-i", "0"],
+        ["cloneGroupOffset", "-s", "S", "-d", "D"],  # -t is required
         ["queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "x", "-o", "0"],
         ["queryMsgByOffset", "-t", "T", "-b", "broker-a", "-i", "0", "-o", "-1"],
         ["printMsg", "-t", "T", "-b", "yesterday"],

@@ -13,6 +13,7 @@ from mqlab.broker.client.client_channel_info import ClientChannelInfo
 from mqlab.common.jdk.hash_map import JavaHashMap
 
 CHANNEL_EXPIRED_TIMEOUT = 1000 * 120
+GET_AVAILABLE_CHANNEL_RETRY_COUNT = 3
 
 
 class ProducerManager:
@@ -23,6 +24,7 @@ class ProducerManager:
         self.now_ms = now_ms
         self.close_channel = close_channel
         self._lock = threading.RLock()
+        self._counter = 0  # Java: positiveAtomicCounter
 
     def register_producer(self, group: str, client_channel_info: ClientChannelInfo) -> None:
         """A producer's heartbeat. Java: ProducerManager#registerProducer."""
@@ -63,12 +65,28 @@ class ProducerManager:
                         removed.append(info.client_id)
         return removed
 
-    def get_available_channel(self, group: str) -> Any | None:
-        """A live connection of the group, for server-initiated requests. Java: #getAvailableChannel."""
-        channels = self.group_channel_table.get(group)
-        if not channels:
+    def get_available_channel(self, group: str | None) -> Any | None:
+        """A live connection of the group, for the broker's transaction checks.
+
+        Round robin: start at the next counter value modulo the group's size; up to three tries take the first
+        open channel; else None. (Java falls back to the last active but unwritable channel it saw; an mqlab
+        connection is writable whenever it is open, so there is no such channel.)
+
+        Java: ProducerManager#getAvailableChannel
+        """
+        if group is None:
             return None
-        for info in channels.values():
-            if getattr(info.channel, "is_open", True):
-                return info.channel
+        with self._lock:
+            channels = self.group_channel_table.get(group)
+            channel_list = [info.channel for info in channels.values()] if channels else []
+        size = len(channel_list)
+        if size == 0:
+            return None
+        self._counter = (self._counter + 1) & 0x7FFFFFFF  # Java: PositiveAtomicCounter#incrementAndGet
+        index = self._counter % size
+        for _ in range(GET_AVAILABLE_CHANNEL_RETRY_COUNT):
+            channel = channel_list[index]
+            if getattr(channel, "is_open", True):
+                return channel
+            index = (index + 1) % size
         return None

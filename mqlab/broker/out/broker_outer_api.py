@@ -11,6 +11,7 @@ the order they arrive, as Java's CopyOnWriteArrayList does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mqlab.common import util_all
@@ -263,6 +264,40 @@ class BrokerOuterAPI:
             if known != version:
                 changed = True
         return changed is None or bool(changed)
+
+    # -- slave synchronisation (docs/spec/store-ha.md) -------------------------------------------------------
+    def get_all_async(self, addr: str, code: int, callback: Callable[[str | None, Exception | None], None]) -> None:
+        """A slave's GET_ALL request to its master (3 s) without blocking; ``callback(body, error)`` hears the end.
+
+        Java: BrokerOuterAPI#getAllTopicConfig, #getAllConsumerOffset, #getAllDelayOffset,
+        #getAllSubscriptionGroupConfig (synchronous calls on SlaveSynchronize's own thread in 4.9.3; mqlab chains
+        asynchronous ones, so a master that does not answer holds up no caller, in a simulation either). Java sends
+        the topic request to the master's VIP channel (listen port − 2); mqlab's broker has no VIP server, so every
+        request goes to the master's own address.
+        """
+
+        def on_response(response_future: ResponseFuture) -> None:
+            response = response_future.response_command
+            if response is None:
+                cause = response_future.cause
+                callback(None, cause if isinstance(cause, Exception) else BrokerSyncError(code, -1, "timeout", addr))
+            elif response.code != ResponseCode.SUCCESS:
+                callback(None, BrokerSyncError(code, response.code, response.remark, addr))
+            else:
+                callback((response.body or b"").decode("utf-8"), None)
+
+        try:
+            self.remoting_client.invoke_async(addr, self._request(code, None), 3000, on_response)
+        except RemotingException as exc:
+            callback(None, exc)
+
+
+class BrokerSyncError(Exception):
+    """The master refused a slave-synchronisation request (Java: MQBrokerException with its code and remark)."""
+
+    def __init__(self, request_code: int, code: int, remark: str | None, broker_addr: str):
+        self.request_code, self.code, self.remark, self.broker_addr = request_code, code, remark, broker_addr
+        super().__init__(f"request {request_code}: CODE: {code}  DESC: {remark}  BROKER: {broker_addr}")
 
 
 class BrokerUnregisterError(Exception):

@@ -5,14 +5,16 @@ Handled: UPDATE_AND_CREATE_TOPIC, GET_ALL_TOPIC_CONFIG, SEARCH_OFFSET_BY_TIMESTA
 GET_EARLIEST_MSG_STORETIME, GET_BROKER_RUNTIME_INFO, LOCK_BATCH_MQ, UNLOCK_BATCH_MQ,
 UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_TOPIC_STATS_INFO, GET_CONSUME_STATS,
 GET_ALL_CONSUMER_OFFSET, GET_ALL_DELAY_OFFSET, INVOKE_BROKER_TO_RESET_OFFSET, QUERY_TOPIC_CONSUME_BY_WHO,
-GET_CONSUMER_CONNECTION_LIST. Every other code gets Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, broker config
-updates, topic deletion, the older offset-reset codes, producer connections, consumer diagnostics and transactions
-are left out).
+GET_CONSUMER_CONNECTION_LIST, DELETE_TOPIC_IN_BROKER, UPDATE_BROKER_CONFIG, GET_BROKER_CONFIG,
+GET_PRODUCER_CONNECTION_LIST, DELETE_SUBSCRIPTIONGROUP, GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY (both
+relayed to the consumer), QUERY_CONSUME_QUEUE, CLONE_GROUP_OFFSET, QUERY_CONSUME_TIME_SPAN. Every other code gets
+Java's REQUEST_CODE_NOT_SUPPORTED answer (ACL, the older offset-reset codes and transactions are left out).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,14 +24,23 @@ from mqlab.common.admin.consume_stats import ConsumeStats
 from mqlab.common.admin.offset_wrapper import OffsetWrapper
 from mqlab.common.admin.topic_offset import TopicOffset
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
+from mqlab.common.config_errors import PropertiesSyntaxError
 from mqlab.common.jdk.hash_map import JavaHashMap, JavaHashSet
+from mqlab.common.message import message_decoder
 from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.mix_all import string2properties
+from mqlab.common.mq_version import Version, get_version_desc
 from mqlab.common.protocol.body.connection import Connection
+from mqlab.common.protocol.body.consume_queue_data import ConsumeQueueData
 from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
 from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
+from mqlab.common.protocol.body.producer_connection import ProducerConnection
+from mqlab.common.protocol.body.query_consume_queue_response_body import QueryConsumeQueueResponseBody
+from mqlab.common.protocol.body.query_consume_time_span_body import QueryConsumeTimeSpanBody
+from mqlab.common.protocol.body.queue_time_span import QueueTimeSpan
 from mqlab.common.protocol.body.unlock_batch_request_body import UnlockBatchRequestBody
 from mqlab.common.protocol.header import broker_headers as bh
 from mqlab.common.protocol.request_code import RequestCode
@@ -38,11 +49,14 @@ from mqlab.common.subscription.subscription_group_config import SubscriptionGrou
 from mqlab.common.topic import topic_validator
 from mqlab.common.topic_config import TopicConfig
 from mqlab.common.topic_filter_type import TopicFilterType
-from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
+from mqlab.remoting.common.remoting_helper import exception_simple_desc, parse_channel_remote_addr
+from mqlab.remoting.exception.remoting_timeout_exception import RemotingTimeoutException
 from mqlab.remoting.netty.netty_remoting_abstract import request_code_not_supported_remark
 from mqlab.remoting.protocol import remoting_serializable
 from mqlab.remoting.protocol.language_code import LanguageCode
-from mqlab.remoting.protocol.remoting_command import RemotingCommand
+from mqlab.remoting.protocol.remoting_command import RemotingCommand, RequestIdGenerator
+from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE
+from mqlab.store.consume_queue import UNIT as CQ_UNIT
 
 if TYPE_CHECKING:
     from mqlab.broker.broker_controller import BrokerController
@@ -73,6 +87,9 @@ class AdminBrokerProcessor:
 
     def __init__(self, broker_controller: BrokerController):
         self.broker_controller = broker_controller
+        # Java's deleteTopic and updateBrokerConfig are synchronized methods.
+        self._delete_topic_lock = threading.Lock()
+        self._config_lock = threading.Lock()
         self._handlers: dict[int, Callable[[Any, RemotingCommand], RemotingCommand]] = {
             RequestCode.UPDATE_AND_CREATE_TOPIC: self.update_and_create_topic,
             RequestCode.GET_ALL_TOPIC_CONFIG: self.get_all_topic_config,
@@ -92,6 +109,16 @@ class AdminBrokerProcessor:
             RequestCode.INVOKE_BROKER_TO_RESET_OFFSET: self.reset_offset,
             RequestCode.QUERY_TOPIC_CONSUME_BY_WHO: self.query_topic_consume_by_who,
             RequestCode.GET_CONSUMER_CONNECTION_LIST: self.get_consumer_connection_list,
+            RequestCode.DELETE_TOPIC_IN_BROKER: self.delete_topic,
+            RequestCode.UPDATE_BROKER_CONFIG: self.update_broker_config,
+            RequestCode.GET_BROKER_CONFIG: self.get_broker_config,
+            RequestCode.GET_PRODUCER_CONNECTION_LIST: self.get_producer_connection_list,
+            RequestCode.DELETE_SUBSCRIPTIONGROUP: self.delete_subscription_group,
+            RequestCode.GET_CONSUMER_RUNNING_INFO: self.get_consumer_running_info,
+            RequestCode.CONSUME_MESSAGE_DIRECTLY: self.consume_message_directly,
+            RequestCode.QUERY_CONSUME_QUEUE: self.query_consume_queue,
+            RequestCode.CLONE_GROUP_OFFSET: self.clone_group_offset,
+            RequestCode.QUERY_CONSUME_TIME_SPAN: self.query_consume_time_span,
         }
 
     def process_request(self, ctx: Any, request: RemotingCommand) -> RemotingCommand | None:
@@ -405,3 +432,291 @@ class AdminBrokerProcessor:
             bool(header.is_force),
             is_c=request.language is LanguageCode.CPP,
         )
+
+    # -- topic deletion --------------------------------------------------------------------------------------
+    def delete_topic(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Forget a topic here: its TopicConfig, then the ConsumeQueues of every topic left without one.
+
+        The sweep (``DefaultMessageStore.clean_unused_topic``) destroys the ConsumeQueues of *every* topic that has
+        queues but no TopicConfig, not only this one, and forgets their next queue offsets, so a topic created again
+        starts at queue offset 0. The CommitLog keeps the messages until they expire; consumer offsets stay. The
+        name servers learn of it at the next periodic registration.
+
+        Java: AdminBrokerProcessor#deleteTopic (statistics cleanup left out)
+        """
+        controller = self.broker_controller
+        response = RemotingCommand.create_response_command()
+        topic = request.decode_command_custom_header(bh.DeleteTopicRequestHeader).topic
+        failure = topic_validator.validate_topic(topic) or topic_validator.system_topic_conflict(topic or "")
+        if failure is not None:
+            response.code, response.remark = failure
+            return response
+        assert topic is not None
+        with self._delete_topic_lock:
+            if mix_all.is_lmq(topic):
+                controller.message_store.clean_unused_lmq_topic(topic)
+                return _success(response)
+            controller.topic_config_manager.delete_topic_config(topic)
+            destroyed = controller.message_store.clean_unused_topic(
+                set(controller.topic_config_manager.topic_config_table)
+            )
+        controller.runtime.trace_event(
+            "AdminBrokerProcessor", "deleteTopic", remote=_remote(ctx), topic=topic, destroyed=destroyed
+        )
+        return _success(response)
+
+    # -- broker configuration --------------------------------------------------------------------------------
+    def update_broker_config(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Apply ``key=value`` lines to the live configuration and rewrite the broker's config file.
+
+        A body that is not properties text is SYSTEM_ERROR "string2Properties error"; no body changes nothing.
+        Setting ``brokerPermission`` bumps the topic DataVersion and registers with the name servers at once.
+
+        Java: AdminBrokerProcessor#updateBrokerConfig (and Configuration#update)
+        """
+        controller = self.broker_controller
+        response = RemotingCommand.create_response_command()
+        if request.body is not None:
+            try:
+                properties = string2properties(request.body.decode("utf-8"))
+            except (PropertiesSyntaxError, UnicodeDecodeError):
+                response.code, response.remark = ResponseCode.SYSTEM_ERROR, "string2Properties error"
+                return response
+            with self._config_lock:
+                controller.configuration.update(properties)
+            controller.runtime.trace_event(
+                "AdminBrokerProcessor", "updateBrokerConfig", remote=_remote(ctx), keys=sorted(properties)
+            )
+            if "brokerPermission" in properties:
+                controller.topic_config_manager.data_version.next_version(controller.runtime.now_ms())
+                controller.register_broker_all(False, False, True)
+        return _success(response)
+
+    def get_broker_config(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Every config entry as ``key=value`` lines, the configuration's DataVersion in the header.
+
+        Java: AdminBrokerProcessor#getBrokerConfig
+        """
+        configuration = self.broker_controller.configuration
+        content = configuration.get_all_configs_format_string()
+        header = bh.GetBrokerConfigResponseHeader(configuration.get_data_version_json())
+        response = RemotingCommand.create_response_command(custom_header=header)
+        return _success(response, content.encode("utf-8") if content else None)
+
+    # -- producers and subscription groups -------------------------------------------------------------------
+    def get_producer_connection_list(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """A producer group's connections here; SYSTEM_ERROR if the broker never heard of the group.
+
+        Java: AdminBrokerProcessor#getProducerConnectionList
+        """
+        group = request.decode_command_custom_header(bh.GetProducerConnectionListRequestHeader).producer_group
+        channels = self.broker_controller.producer_manager.group_channel_table.get(group or "")
+        if channels is None:
+            return RemotingCommand.create_response_command(
+                ResponseCode.SYSTEM_ERROR, f"the producer group[{group}] not exist"
+            )
+        body = ProducerConnection(
+            [
+                Connection(info.client_id, parse_channel_remote_addr(info.channel), info.language, info.version)
+                for info in list(channels.values())
+            ]
+        )
+        return _success(RemotingCommand.create_response_command(), body.encode())
+
+    def delete_subscription_group(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Forget a group's SubscriptionGroupConfig and, with ``removeOffset``, its offsets. Always SUCCESS.
+
+        While ``autoCreateSubscriptionGroup`` is on, the group's next heartbeat or pull creates the config again.
+
+        Java: AdminBrokerProcessor#deleteSubscriptionGroup (statistics cleanup left out)
+        """
+        controller = self.broker_controller
+        header = request.decode_command_custom_header(bh.DeleteSubscriptionGroupRequestHeader)
+        group = header.group_name or ""
+        controller.subscription_group_manager.delete_subscription_group_config(group)
+        if header.remove_offset:
+            controller.consumer_offset_manager.remove_offset(group)
+        controller.runtime.trace_event(
+            "AdminBrokerProcessor", "deleteSubscriptionGroup", remote=_remote(ctx), group=group,
+            removeOffset=header.remove_offset,
+        )  # fmt: skip
+        return _success(RemotingCommand.create_response_command())
+
+    # -- questions relayed to one consumer -------------------------------------------------------------------
+    def get_consumer_running_info(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Relay the question to the consumer; its answer is the answer.
+
+        Java: AdminBrokerProcessor#getConsumerRunningInfo
+        """
+        header = request.decode_command_custom_header(bh.GetConsumerRunningInfoRequestHeader)
+        return self.call_consumer(
+            RequestCode.GET_CONSUMER_RUNNING_INFO, request, header.consumer_group or "", header.client_id or ""
+        )
+
+    def consume_message_directly(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Read the message of ``msgId`` here and relay it to the consumer, which consumes it at once.
+
+        The broker adds its own name (``brokerName``) to the ext fields; the body becomes the raw record.
+
+        Java: AdminBrokerProcessor#consumeMessageDirectly
+        """
+        controller = self.broker_controller
+        header = request.decode_command_custom_header(bh.ConsumeMessageDirectlyResultRequestHeader)
+        if request.ext_fields is None:
+            request.ext_fields = {}
+        request.ext_fields["brokerName"] = controller.broker_config.broker_name
+        try:
+            message_id = message_decoder.decode_message_id(header.msg_id or "")
+        except ValueError:
+            message_id = None  # Java only catches UnknownHostException here and leaves the body unset
+        if message_id is not None:
+            record = controller.message_store.select_one_message_by_offset(message_id.offset)
+            if record is not None:
+                request.body = bytes(record.data)
+        return self.call_consumer(
+            RequestCode.CONSUME_MESSAGE_DIRECTLY, request, header.consumer_group or "", header.client_id or ""
+        )
+
+    def call_consumer(self, request_code: int, request: RemotingCommand, group: str, client_id: str) -> RemotingCommand:
+        """Send a copy of ``request`` (same ext fields and body) to the consumer ``client_id`` and wait 10 s.
+
+        Not connected: SYSTEM_ERROR "The Consumer <g> <id> not online"; a client older than V3_1_8_SNAPSHOT:
+        SYSTEM_ERROR "... too low to finish"; no answer in time: CONSUME_MSG_TIMEOUT (207); any other failure:
+        SYSTEM_ERROR "invoke consumer ... Exception: ...".
+
+        Java: AdminBrokerProcessor#callConsumer
+        """
+        controller = self.broker_controller
+        response = RemotingCommand.create_response_command()
+        info = controller.consumer_manager.find_channel(group, client_id)
+        if info is None:
+            response.code, response.remark = (
+                ResponseCode.SYSTEM_ERROR,
+                f"The Consumer <{group}> <{client_id}> not online",
+            )
+            return response
+        if info.version < Version["V3_1_8_SNAPSHOT"].value:
+            response.code = ResponseCode.SYSTEM_ERROR
+            response.remark = (
+                f"The Consumer <{client_id}> Version <{get_version_desc(info.version)}> too low to finish, "
+                "please upgrade it to V3_1_8_SNAPSHOT"
+            )
+            return response
+        opaque = controller.runtime.singleton(RequestIdGenerator, RequestIdGenerator).next()
+        new_request = RemotingCommand.create_request_command(request_code, None, opaque=opaque)
+        new_request.ext_fields = dict(request.ext_fields or {})
+        new_request.body = request.body
+        try:
+            return controller.broker2client.call_client(info.channel, new_request)
+        except RemotingTimeoutException as exc:
+            response.code = ResponseCode.CONSUME_MSG_TIMEOUT
+            response.remark = f"consumer <{group}> <{client_id}> Timeout: {exception_simple_desc(exc)}"
+        except Exception as exc:  # Java: any other failure becomes the remark
+            response.code = ResponseCode.SYSTEM_ERROR
+            response.remark = f"invoke consumer <{group}> <{client_id}> Exception: {exception_simple_desc(exc)}"
+        return response
+
+    # -- queues and offsets ----------------------------------------------------------------------------------
+    def query_consume_queue(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Up to ``count`` units of one ConsumeQueue from unit ``index`` (to the end of that file), and its bounds.
+
+        With a group: its subscription to the topic here and the filter data (``<group>@<topic> is not online!``
+        without a subscription; ``null`` with one, since TAG subscriptions keep no ConsumerFilterData). An index
+        below the queue's min offset is a SUCCESS with only a remark and no body, as in 4.9.3.
+
+        Java: AdminBrokerProcessor#queryConsumeQueue (mqlab has no ConsumeQueueExt: the ext fields stay empty)
+        """
+        header = request.decode_command_custom_header(bh.QueryConsumeQueueRequestHeader)
+        topic, queue_id = header.topic or "", header.queue_id
+        queue = self.broker_controller.message_store.consume_queue_table.get(topic, {}).get(queue_id)
+        if queue is None:
+            return RemotingCommand.create_response_command(
+                ResponseCode.SYSTEM_ERROR, f"{queue_id}@{header.topic} is not exist!"
+            )
+        response = _success(RemotingCommand.create_response_command())
+        body = QueryConsumeQueueResponseBody(
+            max_queue_index=queue.get_max_offset_in_queue(), min_queue_index=queue.get_min_offset_in_queue()
+        )
+        if header.consumer_group is not None:
+            subscription = self.broker_controller.consumer_manager.find_subscription_data(header.consumer_group, topic)
+            body.subscription_data = subscription
+            body.filter_data = (
+                f"{header.consumer_group}@{header.topic} is not online!" if subscription is None else "null"
+            )
+        result = queue.get_index_buffer(header.index, max_size=max(header.count, 1) * CQ_STORE_UNIT_SIZE)
+        if result is None:
+            response.remark = f"Index {header.index} of {queue_id}@{header.topic} is not exist!"
+            return response
+        data = result.data
+        for pos in range(0, min(len(data), header.count * CQ_STORE_UNIT_SIZE), CQ_STORE_UNIT_SIZE):
+            physic_offset, physic_size, tags_code = CQ_UNIT.unpack_from(data, pos)
+            body.queue_data.append(ConsumeQueueData(physic_offset, physic_size, tags_code))
+        response.body = body.encode()
+        return response
+
+    def clone_group_offset(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Copy ``srcGroup``'s offsets of a topic to ``destGroup`` (in memory; the periodic persist saves them).
+
+        Per topic (the one named, or every topic the source group has offsets for): skipped without a
+        TopicConfig, and, unless ``offline``, when the source group is online but does not subscribe to it. The
+        copy itself uses the *header's* topic, as 4.9.3 does, so without a topic nothing is copied. Always SUCCESS.
+
+        Java: AdminBrokerProcessor#cloneGroupOffset
+        """
+        controller = self.broker_controller
+        header = request.decode_command_custom_header(bh.CloneGroupOffsetRequestHeader)
+        src, dest = header.src_group or "", header.dest_group or ""
+        if util_all.is_blank(header.topic):
+            topics = controller.consumer_offset_manager.which_topic_by_consumer(src)
+        else:
+            topics = {header.topic or ""}
+        group_info = controller.consumer_manager.get_consumer_group_info(src)
+        subscribed = len(group_info.subscription_table) if group_info is not None else 0
+        for topic in sorted(topics):
+            if controller.topic_config_manager.select_topic_config(topic) is None:
+                continue
+            if (
+                not header.offline
+                and subscribed > 0
+                and controller.consumer_manager.find_subscription_data(src, topic) is None
+            ):
+                continue
+            controller.consumer_offset_manager.clone_offset(src, dest, header.topic or "")
+        return _success(RemotingCommand.create_response_command())
+
+    def query_consume_time_span(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
+        """Per write queue of the topic: first and last store time, the group's consumed time and its delay.
+
+        ``delayTime`` is now minus the store time at the group's offset when it lags (0 otherwise); a failed
+        lookup counts as -1, so a group with no offset (-1) gets ``now + 1``, as in 4.9.3.
+
+        Java: AdminBrokerProcessor#queryConsumeTimeSpan
+        """
+        controller = self.broker_controller
+        header = request.decode_command_custom_header(bh.QueryConsumeTimeSpanRequestHeader)
+        topic, group = header.topic or "", header.group or ""
+        config = controller.topic_config_manager.select_topic_config(topic)
+        if config is None:
+            return RemotingCommand.create_response_command(ResponseCode.TOPIC_NOT_EXIST, f"topic[{topic}] not exist")
+        store = controller.message_store
+        body = QueryConsumeTimeSpanBody()
+        for queue_id in range(config.write_queue_nums):
+            span = QueueTimeSpan(MessageQueue(topic, controller.broker_config.broker_name, queue_id))
+            span.min_time_stamp = store.get_earliest_message_time(topic, queue_id)
+            max_offset = store.get_max_offset_in_queue(topic, queue_id)
+            span.max_time_stamp = store.get_message_store_timestamp(topic, queue_id, max_offset - 1)
+            consumer_offset = controller.consumer_offset_manager.query_offset(group, topic, queue_id)
+            if consumer_offset > 0:
+                span.consume_time_stamp = store.get_message_store_timestamp(topic, queue_id, consumer_offset - 1)
+            else:
+                span.consume_time_stamp = span.min_time_stamp
+            if consumer_offset < max_offset:
+                next_time = store.get_message_store_timestamp(topic, queue_id, consumer_offset)
+                span.delay_time = controller.runtime.now_ms() - next_time
+            body.consume_time_span_set.append(span)
+        return _success(RemotingCommand.create_response_command(), body.encode())
+
+
+def _remote(ctx: Any) -> str:
+    channel = getattr(ctx, "channel", None)
+    return parse_channel_remote_addr(channel) if channel is not None else ""

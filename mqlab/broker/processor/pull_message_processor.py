@@ -13,6 +13,7 @@ whole chain again when woken (``execute_request_when_wakeup``), this time withou
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mqlab.broker.filter.expression_message_filter import ExpressionMessageFilter
@@ -34,6 +35,7 @@ from mqlab.common.sysflag import pull_sys_flag
 from mqlab.common.topic import topic_validator
 from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
 from mqlab.remoting.exception.remoting_command_exception import RemotingCommandException
+from mqlab.remoting.netty.request_task import RequestTask
 from mqlab.remoting.protocol.remoting_command import RemotingCommand
 from mqlab.runtime.network import NetworkError
 from mqlab.store.config.broker_role import BrokerRole
@@ -398,9 +400,18 @@ class PullMessageProcessor:
     def execute_request_when_wakeup(self, channel: Any, request: RemotingCommand) -> None:
         """Run a parked pull again on the pull executor and write its answer to the consumer's connection.
 
-        Java: PullMessageProcessor#executeRequestWhenWakeup
+        Java: PullMessageProcessor#executeRequestWhenWakeup (a RequestTask stamped now, so fast failure can answer
+        a woken pull that waits too long in the pull queue)
         """
-        self.broker_controller.pull_message_executor.submit(self._run_woken, channel, request)
+        controller = self.broker_controller
+        task = RequestTask(
+            partial(self._run_woken, channel, request),
+            channel,
+            request,
+            controller.runtime.now_ms(),
+            write_and_flush=partial(controller.remoting_server.write_and_flush, channel),
+        )
+        controller.pull_message_executor.submit(task.run)
 
     def _run_woken(self, channel: Any, request: RemotingCommand) -> None:
         controller = self.broker_controller

@@ -3,8 +3,8 @@
 Requests: SEND_MESSAGE, SEND_MESSAGE_V2, SEND_BATCH_MESSAGE (producers) and CONSUMER_SEND_MSG_BACK (consumers).
 
 Java: org.apache.rocketmq.broker.processor.SendMessageProcessor (rocketmq-all-4.9.3)
-Left out: send/consume hooks (traces, statistics), transactional half messages (a prepared message is refused),
-the deprecated synchronous ``sendMessage`` path.
+Left out: send/consume hooks (traces, statistics), the deprecated synchronous ``sendMessage`` path. A half message
+(TRAN_MSG=true) goes to ``TransactionalMessageServiceImpl.async_prepare_message`` (RMQ_SYS_TRANS_HALF_TOPIC).
 
 Every send follows ``asyncSendMessage``: ``pre_send`` (response header, MSG_REGION/TRACE_ON, the start-time gate,
 ``msg_check``), pick a queue, ``handle_retry_and_dlq``, build the inner message (properties parsed, CLUSTER added,
@@ -31,6 +31,7 @@ from mqlab.broker.processor.group_check import refuse_invalid_group
 from mqlab.common import mix_all, util_all
 from mqlab.common.constant import perm_name
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
+from mqlab.common.jdk.strings import java_split, java_trim
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import message_properties2string, string2message_properties
 from mqlab.common.message.message_errors import MessageFormatError
@@ -48,6 +49,7 @@ from mqlab.remoting.common.remoting_helper import exception_simple_desc, parse_c
 from mqlab.remoting.protocol.remoting_command import RemotingCommand
 from mqlab.runtime.scheduler import CompletedFuture
 from mqlab.store.config import store_path_config_helper as store_paths
+from mqlab.store.config.message_store_config import MULTI_PATH_SPLITTER
 from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
 from mqlab.store.put_message_status import PutMessageStatus
 
@@ -207,8 +209,12 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
         properties = inner.properties
         assert properties is not None
         if (properties.get(mc.PROPERTY_TRANSACTION_PREPARED) or "").lower() == "true":
-            return CompletedFuture(self._refuse_transaction(response))
-        put = controller.message_store.async_put_message(inner)
+            # Keyed on the TRAN_MSG property, not on sysflag 0x4 (a 0x4 without it is stored as a PREPARED record).
+            if controller.broker_config.reject_transaction_message:
+                return CompletedFuture(self._refuse_transaction(response))
+            put = controller.transactional_message_service.async_prepare_message(inner)
+        else:
+            put = controller.message_store.async_put_message(inner)
         return self._then(
             put, lambda result: self.handle_put_message_result(result, response, request, inner, ctx, queue_id)
         )
@@ -238,14 +244,10 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
         inner.tags_code = MessageExtBrokerInner.tags_string2tags_code(inner.get_tags())
 
     def _refuse_transaction(self, response: RemotingCommand) -> RemotingCommand:
+        """``rejectTransactionMessage``: half messages are forbidden on this broker."""
         broker_config = self.broker_controller.broker_config
-        if broker_config.reject_transaction_message:
-            response.code = ResponseCode.NO_PERMISSION
-            response.remark = f"the broker[{broker_config.broker_ip1}] sending transaction message is forbidden"
-        else:
-            # Java hands the message to TransactionalMessageService (RMQ_SYS_TRANS_HALF_TOPIC); mqlab has none.
-            response.code = ResponseCode.SYSTEM_ERROR
-            response.remark = "mqlab does not implement transactional (half) messages"
+        response.code = ResponseCode.NO_PERMISSION
+        response.remark = f"the broker[{broker_config.broker_ip1}] sending transaction message is forbidden"
         return response
 
     def handle_retry_and_dlq(
@@ -396,7 +398,10 @@ class SendMessageProcessor(AbstractSendMessageProcessor):
             space = self.broker_controller.runtime.disk.space(path)
             return util_all.get_disk_partition_space_used_percent(space.total, space.free, space.usable)
 
-        physic = min(100.0, *(used(p) for p in config.store_path_commit_log.strip().split(";")))
+        # Java splits on MixAll.MULTI_PATH_SPLITTER ("," unless -Drocketmq.broker.multiPathSplitter says otherwise).
+        physic = min(
+            100.0, *(used(p) for p in java_split(java_trim(config.store_path_commit_log), MULTI_PATH_SPLITTER))
+        )
         logic = used(store_paths.get_store_path_consume_queue(root))
         index = used(store_paths.get_store_path_index(root))
         return f"CL: {physic:5.2f} CQ: {logic:5.2f} INDEX: {index:5.2f}"

@@ -10,7 +10,10 @@ MessageSelector.by_tag(...))``; ``register_message_listener(listener)`` takes a 
 ``(msgs, context) -> status``, which is concurrent unless registered with ``orderly=True``.
 
 Java: org.apache.rocketmq.client.consumer.DefaultMQPushConsumer (rocketmq-all-4.9.3)
-Left out: namespaces, message tracing, the deprecated admin and query methods.
+With ``enable_msg_trace=True`` the consumer gets an AsyncTraceDispatcher and the ConsumeMessageTraceHookImpl: each
+listener call leaves SubBefore and SubAfter records in ``RMQ_SYS_TRACE_TOPIC`` (or ``customized_trace_topic``).
+
+Left out: namespaces, the deprecated admin and query methods.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from mqlab.client.consumer.listener.consume_orderly_status import ConsumeOrderly
 from mqlab.client.consumer.listener.message_listener_concurrently import MessageListenerConcurrently
 from mqlab.client.consumer.listener.message_listener_orderly import MessageListenerOrderly
 from mqlab.client.consumer.push_consumer_config import PushConsumerConfig, default_consume_timestamp
+from mqlab.client.exception.mq_client_exception import MQClientException
 from mqlab.client.impl.consumer.default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
 from mqlab.common.mix_all import DEFAULT_CONSUMER_GROUP
 
@@ -97,6 +101,8 @@ class DefaultMQPushConsumer(PushConsumerConfig):
             ``-Drocketmq.client.localOffsetStoreDir``, default ``~/.rocketmq_offsets``).
         **settings: any ``PushConsumerConfig`` / ``ClientConfig`` field (``namesrv_addr``, ``message_model``,
             ``consume_from_where``, ``pull_batch_size``, ``max_reconsume_times``...).
+        enable_msg_trace: trace every consume call (Java: the constructors with ``enableMsgTrace``).
+        customized_trace_topic: the trace topic when not blank (default ``RMQ_SYS_TRACE_TOPIC``).
 
     Attributes:
         default_mq_push_consumer_impl: the engine behind the façade.
@@ -113,6 +119,8 @@ class DefaultMQPushConsumer(PushConsumerConfig):
         *,
         rpc_hook: RPCHook | None = None,
         local_offset_store_dir: str | Path | None = None,
+        enable_msg_trace: bool = False,
+        customized_trace_topic: str | None = None,
         **settings: Any,
     ):
         if runtime is None:
@@ -125,15 +133,46 @@ class DefaultMQPushConsumer(PushConsumerConfig):
         self.runtime = runtime
         self.local_offset_store_dir = local_offset_store_dir
         self.default_mq_push_consumer_impl = DefaultMQPushConsumerImpl(self, runtime, rpc_hook)
+        self.trace_dispatcher = None
+        if enable_msg_trace:
+            self._enable_msg_trace(customized_trace_topic, rpc_hook)
+
+    def _enable_msg_trace(self, customized_trace_topic: str | None, rpc_hook: RPCHook | None) -> None:
+        """A dispatcher of type CONSUME and the consume trace hook.
+
+        Java: DefaultMQPushConsumer's constructor with ``enableMsgTrace``
+        """
+        from mqlab.client.trace.async_trace_dispatcher import AsyncTraceDispatcher
+        from mqlab.client.trace.hook.consume_message_trace_hook_impl import ConsumeMessageTraceHookImpl
+        from mqlab.client.trace.trace_dispatcher import Type
+
+        dispatcher = AsyncTraceDispatcher(
+            self.consumer_group, Type.CONSUME, customized_trace_topic, rpc_hook, self.runtime
+        )
+        dispatcher.host_consumer = self.default_mq_push_consumer_impl
+        self.trace_dispatcher = dispatcher
+        self.default_mq_push_consumer_impl.register_consume_message_hook(
+            ConsumeMessageTraceHookImpl(dispatcher, self.runtime)
+        )
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Java: DefaultMQPushConsumer#start."""
+        """Start the consumer, then the trace dispatcher (whose failure is only recorded).
+
+        Java: DefaultMQPushConsumer#start
+        """
         self.default_mq_push_consumer_impl.start()
+        if self.trace_dispatcher is not None:
+            try:
+                self.trace_dispatcher.start(self.namesrv_addr, self.access_channel)
+            except MQClientException as exc:  # Java logs "trace dispatcher start failed"
+                self.runtime.trace_event("DefaultMQPushConsumer", "traceDispatcherStartFailed", error=repr(exc))
 
     def shutdown(self) -> None:
-        """Java: DefaultMQPushConsumer#shutdown."""
+        """Stop the consumer, then the trace dispatcher. Java: DefaultMQPushConsumer#shutdown."""
         self.default_mq_push_consumer_impl.shutdown(self.await_termination_millis_when_shutdown)
+        if self.trace_dispatcher is not None:
+            self.trace_dispatcher.shutdown()
 
     def set_namesrv_addr(self, namesrv_addr: str) -> None:
         """``"host:port;host:port"`` of the name servers (before ``start``). Java: ClientConfig#setNamesrvAddr."""

@@ -28,7 +28,6 @@ Left out: the address server (``fetchNameServerAddr``), request-reply (SEND_REPL
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqlab.client.consumer.pull_status import PullStatus
@@ -41,6 +40,7 @@ from mqlab.client.producer.send_status import SendStatus
 from mqlab.common import mix_all
 from mqlab.common.admin.consume_stats import ConsumeStats
 from mqlab.common.admin.topic_stats_table import TopicStatsTable
+from mqlab.common.jdk.atomic import AtomicInteger
 from mqlab.common.jdk.hash_map import JavaHashMap
 from mqlab.common.message import message_const as mc
 from mqlab.common.message import message_decoder
@@ -49,15 +49,21 @@ from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.check_client_request_body import CheckClientRequestBody
 from mqlab.common.protocol.body.cluster_info import ClusterInfo
+from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
 from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
+from mqlab.common.protocol.body.consumer_running_info import ConsumerRunningInfo
 from mqlab.common.protocol.body.get_consumer_list_by_group_response_body import GetConsumerListByGroupResponseBody
 from mqlab.common.protocol.body.group_list import GroupList
 from mqlab.common.protocol.body.kv_table import KVTable
 from mqlab.common.protocol.body.lock_batch_response_body import LockBatchResponseBody
+from mqlab.common.protocol.body.producer_connection import ProducerConnection
+from mqlab.common.protocol.body.query_consume_queue_response_body import QueryConsumeQueueResponseBody
+from mqlab.common.protocol.body.query_consume_time_span_body import QueryConsumeTimeSpanBody
+from mqlab.common.protocol.body.queue_time_span import QueueTimeSpan
 from mqlab.common.protocol.body.reset_offset_body import ResetOffsetBody
 from mqlab.common.protocol.body.topic_list import TopicList
 from mqlab.common.protocol.header import broker_headers as bh
-from mqlab.common.protocol.header.namesrv.headers import GetRouteInfoRequestHeader
+from mqlab.common.protocol.header.namesrv.headers import DeleteTopicFromNamesrvRequestHeader, GetRouteInfoRequestHeader
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.protocol.route.broker_data import BrokerData
@@ -78,9 +84,11 @@ if TYPE_CHECKING:
     from mqlab.client.producer.send_callback import SendCallback
     from mqlab.common.message.message import Message
     from mqlab.common.message.message_ext import MessageExt
+    from mqlab.common.mix_all import Properties
     from mqlab.common.protocol.body.lock_batch_request_body import LockBatchRequestBody
     from mqlab.common.protocol.body.unlock_batch_request_body import UnlockBatchRequestBody
     from mqlab.common.protocol.heartbeat.heartbeat_data import HeartbeatData
+    from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
     from mqlab.common.topic_config import TopicConfig
     from mqlab.remoting.netty.netty_client_config import NettyClientConfig
     from mqlab.remoting.netty.response_future import ResponseFuture
@@ -121,19 +129,6 @@ class PullCallback(Protocol):
     def on_exception(self, e: BaseException) -> None:
         """The pull failed (error code, timeout, failed send)."""
         ...
-
-
-class _AtomicInteger:
-    """The attempt counter an async send and its retries share (Java: AtomicInteger)."""
-
-    def __init__(self) -> None:
-        self._value = 0
-        self._lock = threading.Lock()
-
-    def increment_and_get(self) -> int:
-        with self._lock:
-            self._value += 1
-            return self._value
 
 
 class MQClientAPIImpl:
@@ -279,7 +274,7 @@ class MQClientAPIImpl:
                 topic_publish_info,
                 instance,
                 retry_times_when_send_failed,
-                _AtomicInteger(),
+                AtomicInteger(),  # the attempt counter an async send and its retries share
                 context,
                 producer,
             )
@@ -304,7 +299,7 @@ class MQClientAPIImpl:
         topic_publish_info: TopicPublishInfo | None,
         instance: MQClientInstance | None,
         retry_times_when_send_failed: int,
-        times: _AtomicInteger,
+        times: AtomicInteger,
         context: Any,
         producer: DefaultMQProducerImpl | None,
     ) -> None:
@@ -343,7 +338,8 @@ class MQClientAPIImpl:
             latency = self.runtime.now_ms() - response_future.begin_timestamp
             if send_callback is None and response is not None:
                 try:
-                    self.process_send_response(broker_name, msg, response, addr)
+                    send_result = self.process_send_response(broker_name, msg, response, addr)
+                    _send_hook_after(context, send_result)
                 except Exception as exc:  # Java ignores it: nobody is listening
                     self._trace("sendAsyncIgnored", error=repr(exc))
                 update_fault(latency, False)
@@ -355,6 +351,7 @@ class MQClientAPIImpl:
                     update_fault(latency, True)
                     retry(exc, False)  # a broker error code is final for async sends, as in Java
                     return
+                _send_hook_after(context, send_result)
                 try:
                     if send_callback is not None:
                         send_callback.on_success(send_result)
@@ -389,7 +386,7 @@ class MQClientAPIImpl:
         topic_publish_info: TopicPublishInfo | None,
         instance: MQClientInstance | None,
         times_total: int,
-        cur_times: _AtomicInteger,
+        cur_times: AtomicInteger,
         e: BaseException,
         context: Any,
         need_retry: bool,
@@ -950,6 +947,177 @@ class MQClientAPIImpl:
     def get_broker_runtime_info(self, addr: str, timeout_millis: int) -> KVTable:
         """GET_BROKER_RUNTIME_INFO: the broker's running figures. Java: MQClientAPIImpl#getBrokerRuntimeInfo."""
         return self._broker_body(addr, self._request(RequestCode.GET_BROKER_RUNTIME_INFO), timeout_millis, KVTable)
+
+    # -- administration: topics, broker config, groups, relayed consumer calls, queues ----------------------
+    def _admin_call(self, addr: str, request: RemotingCommand, timeout_millis: int) -> RemotingCommand:
+        """Ask a broker (VIP channel applied); ``MQClientException`` with its code and remark unless SUCCESS."""
+        response = self._invoke_broker(addr, request, timeout_millis)
+        if response.code != ResponseCode.SUCCESS:
+            raise MQClientException(response.remark or "", response.code)
+        return response
+
+    def delete_topic_in_broker(self, addr: str, topic: str, timeout_millis: int) -> None:
+        """DELETE_TOPIC_IN_BROKER (215). Java: MQClientAPIImpl#deleteTopicInBroker."""
+        self._admin_call(addr, self._request(RequestCode.DELETE_TOPIC_IN_BROKER, bh.DeleteTopicRequestHeader(topic)),
+                         timeout_millis)  # fmt: skip
+
+    def delete_topic_in_name_server(self, addr: str, topic: str, timeout_millis: int) -> None:
+        """DELETE_TOPIC_IN_NAMESRV (216) to one name server. Java: MQClientAPIImpl#deleteTopicInNameServer."""
+        request = self._request(RequestCode.DELETE_TOPIC_IN_NAMESRV, DeleteTopicFromNamesrvRequestHeader(topic))
+        response = self.remoting_client.invoke_sync(addr, request, timeout_millis)
+        if response.code != ResponseCode.SUCCESS:
+            raise MQClientException(response.remark or "", response.code)
+
+    def update_broker_config(self, addr: str, properties: dict[str, str], timeout_millis: int) -> None:
+        """UPDATE_BROKER_CONFIG (25) with ``key=value`` lines; nothing is sent for no entries.
+
+        Java: MQClientAPIImpl#updateBrokerConfig
+
+        Raises:
+            MQBrokerException: the broker refused.
+        """
+        text = mix_all.properties2string(properties)
+        if not text:
+            return
+        request = self._request(RequestCode.UPDATE_BROKER_CONFIG, None, text.encode("utf-8"))
+        response = self._invoke_broker(addr, request, timeout_millis)
+        if response.code != ResponseCode.SUCCESS:
+            raise self._broker_error(response, addr)
+
+    def get_broker_config(self, addr: str, timeout_millis: int) -> Properties:
+        """GET_BROKER_CONFIG (26) straight to ``addr`` (no VIP channel): every config entry of the broker.
+
+        Java: MQClientAPIImpl#getBrokerConfig
+
+        Raises:
+            MQBrokerException: the broker refused.
+        """
+        request = self._request(RequestCode.GET_BROKER_CONFIG)
+        response = self.remoting_client.invoke_sync(addr, request, timeout_millis)
+        if response.code != ResponseCode.SUCCESS:
+            raise self._broker_error(response, addr)
+        return mix_all.string2properties((response.body or b"").decode("utf-8"), source=addr)
+
+    def get_producer_connection_list(self, addr: str, producer_group: str, timeout_millis: int) -> ProducerConnection:
+        """GET_PRODUCER_CONNECTION_LIST (204). Java: MQClientAPIImpl#getProducerConnectionList.
+
+        Raises:
+            MQBrokerException: the broker does not know the group (SYSTEM_ERROR).
+        """
+        header = bh.GetProducerConnectionListRequestHeader(producer_group)
+        request = self._request(RequestCode.GET_PRODUCER_CONNECTION_LIST, header)
+        return self._broker_body(addr, request, timeout_millis, ProducerConnection)
+
+    def create_subscription_group(self, addr: str, config: SubscriptionGroupConfig, timeout_millis: int) -> None:
+        """UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (200). Java: MQClientAPIImpl#createSubscriptionGroup."""
+        body = remoting_serializable.encode(config)
+        request = self._request(RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, None, body)
+        self._admin_call(addr, request, timeout_millis)
+
+    def delete_subscription_group(self, addr: str, group: str, remove_offset: bool, timeout_millis: int) -> None:
+        """DELETE_SUBSCRIPTIONGROUP (207). Java: MQClientAPIImpl#deleteSubscriptionGroup."""
+        header = bh.DeleteSubscriptionGroupRequestHeader(group, remove_offset)
+        self._admin_call(addr, self._request(RequestCode.DELETE_SUBSCRIPTIONGROUP, header), timeout_millis)
+
+    def get_consumer_running_info(
+        self, addr: str, consumer_group: str, client_id: str, jstack: bool, timeout_millis: int
+    ) -> ConsumerRunningInfo:
+        """GET_CONSUMER_RUNNING_INFO (307), which the broker relays to the consumer ``client_id``.
+
+        Java: MQClientAPIImpl#getConsumerRunningInfo
+
+        Raises:
+            MQClientException: any answer but SUCCESS with a body (the broker's or the consumer's code and remark).
+        """
+        header = bh.GetConsumerRunningInfoRequestHeader(consumer_group, client_id, jstack)
+        response = self._admin_call(addr, self._request(RequestCode.GET_CONSUMER_RUNNING_INFO, header), timeout_millis)
+        if not response.body:
+            raise MQClientException(response.remark or "", response.code)
+        return ConsumerRunningInfo.decode(response.body)
+
+    def consume_message_directly(
+        self, addr: str, consumer_group: str, client_id: str, msg_id: str, timeout_millis: int
+    ) -> ConsumeMessageDirectlyResult:
+        """CONSUME_MESSAGE_DIRECTLY (309) to the broker that stored ``msg_id``, relayed to the consumer ``client_id``.
+
+        Java: MQClientAPIImpl#consumeMessageDirectly
+
+        Raises:
+            MQClientException: any answer but SUCCESS with a body (the broker's or the consumer's code and remark).
+        """
+        header = bh.ConsumeMessageDirectlyResultRequestHeader(consumer_group, client_id, msg_id)
+        response = self._admin_call(addr, self._request(RequestCode.CONSUME_MESSAGE_DIRECTLY, header), timeout_millis)
+        if response.body is None:
+            raise MQClientException(response.remark or "", response.code)
+        return ConsumeMessageDirectlyResult.decode(response.body)
+
+    def query_consume_queue(
+        self, addr: str, topic: str, queue_id: int, index: int, count: int, consumer_group: str | None,
+        timeout_millis: int,
+    ) -> QueryConsumeQueueResponseBody:  # fmt: skip
+        """QUERY_CONSUME_QUEUE (321): ``count`` units of a ConsumeQueue from unit ``index``.
+
+        Java: MQClientAPIImpl#queryConsumeQueue
+
+        Raises:
+            MQClientException: the broker refused, or answered SUCCESS without a body (an index below the queue's
+                min offset: the remark says so; Java fails decoding the missing body there).
+        """
+        header = bh.QueryConsumeQueueRequestHeader(topic, queue_id, index, count, consumer_group)
+        response = self._admin_call(addr, self._request(RequestCode.QUERY_CONSUME_QUEUE, header), timeout_millis)
+        if response.body is None:
+            raise MQClientException(response.remark or "no body in the answer", response.code)
+        return QueryConsumeQueueResponseBody.decode(response.body)
+
+    def clone_group_offset(
+        self, addr: str, src_group: str, dest_group: str, topic: str | None, is_offline: bool, timeout_millis: int
+    ) -> None:
+        """CLONE_GROUP_OFFSET (314). Java: MQClientAPIImpl#cloneGroupOffset."""
+        header = bh.CloneGroupOffsetRequestHeader(src_group, dest_group, topic, is_offline)
+        self._admin_call(addr, self._request(RequestCode.CLONE_GROUP_OFFSET, header), timeout_millis)
+
+    def query_consume_time_span(self, addr: str, topic: str, group: str, timeout_millis: int) -> list[QueueTimeSpan]:
+        """QUERY_CONSUME_TIME_SPAN (303). Java: MQClientAPIImpl#queryConsumeTimeSpan.
+
+        Raises:
+            MQBrokerException: the broker refused (TOPIC_NOT_EXIST for a topic it does not have).
+        """
+        header = bh.QueryConsumeTimeSpanRequestHeader(topic, group)
+        request = self._request(RequestCode.QUERY_CONSUME_TIME_SPAN, header)
+        return self._broker_body(addr, request, timeout_millis, QueryConsumeTimeSpanBody).consume_time_span_set
+
+    # -- transactions ----------------------------------------------------------------------------------------
+    def end_transaction_oneway(
+        self, addr: str | None, request_header: Any, remark: str | None, timeout_millis: int
+    ) -> None:
+        """END_TRANSACTION (37), oneway, with the remark (the local transaction's exception, if any).
+
+        ``request_header`` is an ``EndTransactionRequestHeader``.
+
+        A None ``addr`` (the broker's master is not known) sends it to a name server, which ignores it: Java's
+        NettyRemotingClient does the same with a null address.
+
+        Java: MQClientAPIImpl#endTransactionOneway
+        """
+        request = self._request(RequestCode.END_TRANSACTION, request_header)
+        request.remark = remark
+        self._trace(
+            "endTransactionOneway",
+            addr=addr,
+            commitOrRollback=request_header.commit_or_rollback,
+            fromTransactionCheck=request_header.from_transaction_check,
+        )
+        self.remoting_client.invoke_oneway(addr, request, timeout_millis)
+
+
+def _send_hook_after(context: Any, send_result: SendResult) -> None:
+    """Give an async send's result to the producer's send-message hooks (their second call for this attempt).
+
+    Java: the ``context.getProducer().executeSendMessageHookAfter(context)`` calls of MQClientAPIImpl#sendMessageAsync
+    """
+    if context is not None and send_result is not None:
+        context.send_result = send_result
+        context.producer.execute_send_message_hook_after(context)
 
 
 def decode_cluster_info(body: bytes) -> ClusterInfo:

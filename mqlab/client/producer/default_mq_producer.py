@@ -16,7 +16,11 @@ The Java overloads of ``send`` become one method that looks at what it is given:
 A selector may be a ``MessageQueueSelector`` or a plain function ``(queues, msg, arg) -> MessageQueue``.
 
 Java: org.apache.rocketmq.client.producer.DefaultMQProducer (rocketmq-all-4.9.3)
-Left out: namespaces (``withNamespace``), message tracing, transactions and request-reply.
+With ``enable_msg_trace=True`` the producer gets an AsyncTraceDispatcher (its own trace producer) and the
+SendMessageTraceHookImpl: every send that gets a result leaves a Pub record in ``RMQ_SYS_TRACE_TOPIC`` (or
+``customized_trace_topic``). The dispatcher starts after the producer and stops after it.
+
+Left out: namespaces (``withNamespace``) and request-reply. Transactions: the subclass ``TransactionMQProducer``.
 """
 
 from __future__ import annotations
@@ -49,11 +53,14 @@ class DefaultMQProducer(ProducerConfig):
         producer_group: the group (must be set to something other than ``DEFAULT_PRODUCER`` before ``start``).
         runtime: the node the producer runs on (its IP becomes ``client_ip``).
         rpc_hook: called around every request.
+        enable_msg_trace: record a Pub trace of every send (Java: the constructors with ``enableMsgTrace``).
+        customized_trace_topic: the trace topic when not blank (default ``RMQ_SYS_TRACE_TOPIC``).
         **settings: any ``ProducerConfig`` / ``ClientConfig`` field (``namesrv_addr``, ``send_msg_timeout``,
             ``retry_times_when_send_failed``, ``instance_name`` ...).
 
     Attributes:
         default_mq_producer_impl: the engine behind the façade.
+        trace_dispatcher: the AsyncTraceDispatcher when tracing is on, else None.
     """
 
     # The dataclass equality of ProducerConfig would make two producers with equal settings "equal": a producer
@@ -67,6 +74,8 @@ class DefaultMQProducer(ProducerConfig):
         runtime: Runtime | None = None,
         *,
         rpc_hook: RPCHook | None = None,
+        enable_msg_trace: bool = False,
+        customized_trace_topic: str | None = None,
         **settings: Any,
     ):
         if runtime is None:
@@ -75,15 +84,44 @@ class DefaultMQProducer(ProducerConfig):
         ProducerConfig.__init__(self, producer_group=producer_group or DEFAULT_PRODUCER_GROUP, **settings)
         self.runtime = runtime
         self.default_mq_producer_impl = DefaultMQProducerImpl(self, runtime, rpc_hook)
+        self.trace_dispatcher = None
+        if enable_msg_trace:
+            self._enable_msg_trace(customized_trace_topic, rpc_hook)
+
+    def _enable_msg_trace(self, customized_trace_topic: str | None, rpc_hook: RPCHook | None) -> None:
+        """A dispatcher of type PRODUCE and the send trace hook.
+
+        Java: DefaultMQProducer's constructor with ``enableMsgTrace`` (the end-transaction trace hook is left out)
+        """
+        from mqlab.client.trace.async_trace_dispatcher import AsyncTraceDispatcher
+        from mqlab.client.trace.hook.send_message_trace_hook_impl import SendMessageTraceHookImpl
+        from mqlab.client.trace.trace_dispatcher import Type
+
+        dispatcher = AsyncTraceDispatcher(
+            self.producer_group, Type.PRODUCE, customized_trace_topic, rpc_hook, self.runtime
+        )
+        dispatcher.host_producer = self.default_mq_producer_impl
+        self.trace_dispatcher = dispatcher
+        self.default_mq_producer_impl.register_send_message_hook(SendMessageTraceHookImpl(dispatcher, self.runtime))
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Java: DefaultMQProducer#start."""
+        """Start the producer, then the trace dispatcher (whose failure is only recorded).
+
+        Java: DefaultMQProducer#start
+        """
         self.default_mq_producer_impl.start()
+        if self.trace_dispatcher is not None:
+            try:
+                self.trace_dispatcher.start(self.namesrv_addr, self.access_channel)
+            except MQClientException as exc:  # Java logs "trace dispatcher start failed"
+                self.runtime.trace_event("DefaultMQProducer", "traceDispatcherStartFailed", error=repr(exc))
 
     def shutdown(self) -> None:
-        """Java: DefaultMQProducer#shutdown."""
+        """Stop the producer, then the trace dispatcher. Java: DefaultMQProducer#shutdown."""
         self.default_mq_producer_impl.shutdown()
+        if self.trace_dispatcher is not None:
+            self.trace_dispatcher.shutdown()
 
     def set_namesrv_addr(self, namesrv_addr: str) -> None:
         """``"host:port;host:port"`` of the name servers (before ``start``). Java: ClientConfig#setNamesrvAddr."""

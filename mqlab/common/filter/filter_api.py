@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from mqlab.common.filter.expression_type import TAG
 from mqlab.common.jdk.string_hash import java_string_hash
+from mqlab.common.jdk.strings import java_split, java_trim
 from mqlab.common.protocol.heartbeat.subscription_data import SUB_ALL, SubscriptionData
 
 
@@ -17,14 +18,23 @@ class SubscriptionExpressionError(ValueError):
 def build_subscription_data(topic: str, sub_string: str | None, sub_version: int = 0) -> SubscriptionData:
     """``*`` (or blank) subscribes to everything; otherwise tags split on ``||``, trimmed, and hashed.
 
+    An expression of separators only (``"||"``) splits into nothing and is refused, and tags are trimmed with Java's
+    ``trim`` (characters up to U+0020), both as in 4.9.3.
+
     Java: FilterAPI#buildSubscriptionData (``sub_version``: Java stamps ``System.currentTimeMillis()``)
+
+    Raises:
+        SubscriptionExpressionError: the expression splits into no part at all (Java: "subString split error").
     """
     data = SubscriptionData(topic=topic, sub_string=sub_string, sub_version=sub_version)
     if sub_string is None or sub_string == SUB_ALL or sub_string == "":
         data.sub_string = SUB_ALL
         return data
-    for tag in sub_string.split("||"):
-        trimmed = tag.strip()
+    tags = java_split(sub_string, "||")
+    if not tags:
+        raise SubscriptionExpressionError(f"subString split error: {sub_string!r}")
+    for tag in tags:
+        trimmed = java_trim(tag)
         if trimmed:
             data.tags_set.add(trimmed)
             data.code_set.add(java_string_hash(trimmed))

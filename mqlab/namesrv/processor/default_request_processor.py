@@ -249,8 +249,11 @@ class DefaultRequestProcessor:
         )
 
     def delete_topic_in_namesrv(self, ctx: Any, request: RemotingCommand) -> RemotingCommand:
-        """Java: DefaultRequestProcessor#deleteTopicInNamesrv."""
-        header = request.decode_command_custom_header(h.GetRouteInfoRequestHeader)
+        """Drop the topic's queue data of every broker (a broker that still has it re-adds it when it registers).
+
+        Java: DefaultRequestProcessor#deleteTopicInNamesrv (and RouteInfoManager#deleteTopic)
+        """
+        header = request.decode_command_custom_header(h.DeleteTopicFromNamesrvRequestHeader)
         with self.route_info_manager.lock:
             self.route_info_manager.topic_queue_table.pop(header.topic or "", None)
         return _ok(RemotingCommand.create_response_command())

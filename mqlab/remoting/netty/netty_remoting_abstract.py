@@ -22,6 +22,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mqlab.common.protocol.response_code import ResponseCode
@@ -35,6 +36,7 @@ from mqlab.remoting.netty.netty_decoder import NettyDecoder
 from mqlab.remoting.netty.netty_event import NettyEvent
 from mqlab.remoting.netty.netty_event_executor import NettyEventExecutor
 from mqlab.remoting.netty.netty_event_type import NettyEventType
+from mqlab.remoting.netty.request_task import RequestTask
 from mqlab.remoting.netty.response_future import ResponseFuture
 from mqlab.remoting.protocol.remoting_command import RemotingCommand
 from mqlab.remoting.protocol.remoting_command_type import RemotingCommandType
@@ -309,8 +311,10 @@ class NettyRemotingAbstract(ABC):
         if pair.executor is None:
             self._run_request(pair.processor, ctx, cmd)
             return
+        # Java wraps the processing in a RequestTask stamped now, which the broker's fast failure can stop and answer.
+        task = RequestTask(partial(self._run_request, pair.processor, ctx, cmd), ctx, cmd, self.runtime.now_ms())
         try:
-            pair.executor.submit(self._run_request, pair.processor, ctx, cmd)
+            pair.executor.submit(task.run)
         except RuntimeError:  # Java: RejectedExecutionException (pool shut down or full)
             self._trace("overload", code=cmd.code, opaque=opaque, remote=remote)
             if not cmd.is_oneway_rpc():

@@ -25,11 +25,17 @@ if TYPE_CHECKING:
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
     from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
+    from mqlab.common.protocol.body.consumer_running_info import ConsumerRunningInfo
     from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
+    from mqlab.common.protocol.body.producer_connection import ProducerConnection
+    from mqlab.common.protocol.body.query_consume_queue_response_body import QueryConsumeQueueResponseBody
+    from mqlab.common.protocol.body.queue_time_span import QueueTimeSpan
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
+    from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
     from mqlab.common.topic_config import TopicConfig
     from mqlab.remoting.rpc_hook import RPCHook
     from mqlab.runtime.runtime import Runtime
@@ -129,6 +135,68 @@ class DefaultMQAdminExt(ClientConfig):
     def fetch_broker_runtime_stats(self, broker_addr: str) -> KVTable:
         """Java: DefaultMQAdminExt#fetchBrokerRuntimeStats."""
         return self.default_mq_admin_ext_impl.fetch_broker_runtime_stats(broker_addr)
+
+    def delete_topic_in_broker(self, addrs: list[str], topic: str) -> None:
+        """Java: DefaultMQAdminExt#deleteTopicInBroker."""
+        self.default_mq_admin_ext_impl.delete_topic_in_broker(addrs, topic)
+
+    def delete_topic_in_name_server(self, addrs: list[str] | None, topic: str) -> None:
+        """Java: DefaultMQAdminExt#deleteTopicInNameServer."""
+        self.default_mq_admin_ext_impl.delete_topic_in_name_server(addrs, topic)
+
+    def update_broker_config(self, broker_addr: str, properties: dict[str, str]) -> None:
+        """Java: DefaultMQAdminExt#updateBrokerConfig."""
+        self.default_mq_admin_ext_impl.update_broker_config(broker_addr, properties)
+
+    def get_broker_config(self, broker_addr: str) -> dict[str, str]:
+        """Java: DefaultMQAdminExt#getBrokerConfig."""
+        return self.default_mq_admin_ext_impl.get_broker_config(broker_addr)
+
+    def examine_producer_connection_info(self, producer_group: str, topic: str) -> ProducerConnection:
+        """Java: DefaultMQAdminExt#examineProducerConnectionInfo."""
+        return self.default_mq_admin_ext_impl.examine_producer_connection_info(producer_group, topic)
+
+    def create_and_update_subscription_group_config(self, addr: str, config: SubscriptionGroupConfig) -> None:
+        """Java: DefaultMQAdminExt#createAndUpdateSubscriptionGroupConfig."""
+        self.default_mq_admin_ext_impl.create_and_update_subscription_group_config(addr, config)
+
+    def delete_subscription_group(self, addr: str, group_name: str, remove_offset: bool = False) -> None:
+        """Java: DefaultMQAdminExt#deleteSubscriptionGroup."""
+        self.default_mq_admin_ext_impl.delete_subscription_group(addr, group_name, remove_offset)
+
+    def get_consumer_running_info(self, consumer_group: str, client_id: str, jstack: bool) -> ConsumerRunningInfo:
+        """Java: DefaultMQAdminExt#getConsumerRunningInfo."""
+        return self.default_mq_admin_ext_impl.get_consumer_running_info(consumer_group, client_id, jstack)
+
+    def consume_message_directly(
+        self, consumer_group: str, client_id: str, msg_id: str
+    ) -> ConsumeMessageDirectlyResult:
+        """Java: DefaultMQAdminExt#consumeMessageDirectly(String, String, String)."""
+        return self.default_mq_admin_ext_impl.consume_message_directly(consumer_group, client_id, msg_id)
+
+    def query_consume_queue(
+        self, broker_addr: str, topic: str, queue_id: int, index: int, count: int, consumer_group: str | None
+    ) -> QueryConsumeQueueResponseBody:
+        """Java: DefaultMQAdminExt#queryConsumeQueue."""
+        return self.default_mq_admin_ext_impl.query_consume_queue(
+            broker_addr, topic, queue_id, index, count, consumer_group
+        )
+
+    def clone_group_offset(self, src_group: str, dest_group: str, topic: str | None, is_offline: bool) -> None:
+        """Java: DefaultMQAdminExt#cloneGroupOffset."""
+        self.default_mq_admin_ext_impl.clone_group_offset(src_group, dest_group, topic, is_offline)
+
+    def update_consume_offset(self, broker_addr: str, consume_group: str, mq: MessageQueue, offset: int) -> None:
+        """Java: DefaultMQAdminExt#updateConsumeOffset."""
+        self.default_mq_admin_ext_impl.update_consume_offset(broker_addr, consume_group, mq, offset)
+
+    def query_consume_time_span(self, topic: str, group: str) -> list[QueueTimeSpan]:
+        """Java: DefaultMQAdminExt#queryConsumeTimeSpan."""
+        return self.default_mq_admin_ext_impl.query_consume_time_span(topic, group)
+
+    def get_topic_cluster_list(self, topic: str) -> set[str]:
+        """Java: DefaultMQAdminExt#getTopicClusterList."""
+        return self.default_mq_admin_ext_impl.get_topic_cluster_list(topic)
 
     def search_offset(self, mq: MessageQueue, timestamp: int) -> int:
         """Java: DefaultMQAdminExt#searchOffset."""

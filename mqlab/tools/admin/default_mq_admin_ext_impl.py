@@ -13,9 +13,8 @@ Also here, because mqlab has no twin for them:
 * ``pull``: the synchronous pull of ``DefaultMQPullConsumerImpl#pullSyncImpl`` that ``mqadmin`` runs under the
   ``TOOLS_CONSUMER`` group (mqlab has no ``DefaultMQPullConsumer``).
 
-Left out: ACL, KV config, broker config, subscription groups, producer connections, consumer running info, the C++ and
-"new" variants of the offset reset (``resetOffsetNew``, ``resetOffsetByQueueId``), message tracks, order
-configuration and the cleaning calls.
+Left out: ACL, KV config, the C++ and "new" variants of the offset reset (``resetOffsetNew``,
+``resetOffsetByQueueId``), message tracks, order configuration and the cleaning calls.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import decodes
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.consumer_connection import ConsumerConnection
+from mqlab.common.protocol.body.producer_connection import ProducerConnection
 from mqlab.common.protocol.header.broker_headers import (
     QueryMessageRequestHeader,
     QueryMessageResponseHeader,
@@ -53,10 +53,15 @@ if TYPE_CHECKING:
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.protocol.body.cluster_info import ClusterInfo
+    from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
+    from mqlab.common.protocol.body.consumer_running_info import ConsumerRunningInfo
     from mqlab.common.protocol.body.group_list import GroupList
     from mqlab.common.protocol.body.kv_table import KVTable
+    from mqlab.common.protocol.body.query_consume_queue_response_body import QueryConsumeQueueResponseBody
+    from mqlab.common.protocol.body.queue_time_span import QueueTimeSpan
     from mqlab.common.protocol.body.topic_list import TopicList
     from mqlab.common.protocol.route.topic_route_data import TopicRouteData
+    from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
     from mqlab.common.topic_config import TopicConfig
     from mqlab.remoting.netty.response_future import ResponseFuture
     from mqlab.remoting.rpc_hook import RPCHook
@@ -351,6 +356,142 @@ class DefaultMQAdminExtImpl:
     def fetch_broker_runtime_stats(self, broker_addr: str) -> KVTable:
         """A broker's running figures. Java: DefaultMQAdminExtImpl#fetchBrokerRuntimeStats."""
         return self._instance().mq_client_api_impl.get_broker_runtime_info(broker_addr, self.timeout_millis)
+
+    # -- deleting topics, broker configuration, groups -------------------------------------------------------
+    def delete_topic_in_broker(self, addrs: list[str], topic: str) -> None:
+        """DELETE_TOPIC_IN_BROKER on each broker address. Java: DefaultMQAdminExtImpl#deleteTopicInBroker."""
+        api = self._instance().mq_client_api_impl
+        for addr in addrs:
+            api.delete_topic_in_broker(addr, topic, self.timeout_millis)
+
+    def delete_topic_in_name_server(self, addrs: list[str] | None, topic: str) -> None:
+        """DELETE_TOPIC_IN_NAMESRV on each name server (None: the client's own name server list).
+
+        Java: DefaultMQAdminExtImpl#deleteTopicInNameServer
+        """
+        api = self._instance().mq_client_api_impl
+        if addrs is None:
+            addrs = [addr for addr in (self.default_mq_admin_ext.namesrv_addr or "").split(";") if addr]
+        for addr in addrs:
+            api.delete_topic_in_name_server(addr, topic, self.timeout_millis)
+
+    def update_broker_config(self, broker_addr: str, properties: dict[str, str]) -> None:
+        """Java: DefaultMQAdminExtImpl#updateBrokerConfig."""
+        self._instance().mq_client_api_impl.update_broker_config(broker_addr, properties, self.timeout_millis)
+
+    def get_broker_config(self, broker_addr: str) -> dict[str, str]:
+        """Every config entry of a broker. Java: DefaultMQAdminExtImpl#getBrokerConfig."""
+        return self._instance().mq_client_api_impl.get_broker_config(broker_addr, self.timeout_millis)
+
+    def examine_producer_connection_info(self, producer_group: str, topic: str) -> ProducerConnection:
+        """A producer group's connections, as one broker of ``topic``'s route (picked at random) knows them.
+
+        Java: DefaultMQAdminExtImpl#examineProducerConnectionInfo
+
+        Raises:
+            MQClientException: the topic has no route, or the answer has no connection ("Not found the producer
+                group connection").
+            MQBrokerException: the broker does not know the group.
+        """
+        brokers = self.examine_topic_route_info(topic).broker_datas
+        result = ProducerConnection()
+        if brokers:  # Java's Random#nextInt(0) would throw; an empty route just finds no connection here
+            addr = brokers[self.runtime.random.randrange(len(brokers))].select_broker_addr(self.runtime.random)
+            if addr:
+                result = self._instance().mq_client_api_impl.get_producer_connection_list(
+                    addr, producer_group, self.timeout_millis
+                )
+        if not result.connection_set:
+            raise MQClientException("Not found the producer group connection")
+        return result
+
+    def create_and_update_subscription_group_config(self, addr: str, config: SubscriptionGroupConfig) -> None:
+        """Java: DefaultMQAdminExtImpl#createAndUpdateSubscriptionGroupConfig."""
+        self._instance().mq_client_api_impl.create_subscription_group(addr, config, self.timeout_millis)
+
+    def delete_subscription_group(self, addr: str, group_name: str, remove_offset: bool = False) -> None:
+        """Java: DefaultMQAdminExtImpl#deleteSubscriptionGroup (both overloads)."""
+        self._instance().mq_client_api_impl.delete_subscription_group(
+            addr, group_name, remove_offset, self.timeout_millis
+        )
+
+    # -- questions relayed to consumers, queues, offsets -----------------------------------------------------
+    def get_consumer_running_info(self, consumer_group: str, client_id: str, jstack: bool) -> ConsumerRunningInfo:
+        """One consumer's running info, relayed by the first broker of ``%RETRY%<group>``'s route (15 s timeout).
+
+        Java: DefaultMQAdminExtImpl#getConsumerRunningInfo (Java returns null for a route without an address)
+
+        Raises:
+            MQClientException: no route, no broker address, or the broker's or consumer's refusal.
+        """
+        route = self.examine_topic_route_info(mix_all.get_retry_topic(consumer_group))
+        for bd in route.broker_datas:
+            addr = bd.select_broker_addr(self.runtime.random)
+            if addr is not None:
+                return self._instance().mq_client_api_impl.get_consumer_running_info(
+                    addr, consumer_group, client_id, jstack, self.timeout_millis * 3
+                )
+        raise MQClientException(f"no broker address in the route of {mix_all.get_retry_topic(consumer_group)}")
+
+    def consume_message_directly(
+        self, consumer_group: str, client_id: str, msg_id: str
+    ) -> ConsumeMessageDirectlyResult:
+        """Have one consumer consume the message of an offset message id now (15 s timeout).
+
+        The request goes to the message's store host (read by viewing the message first), which relays it.
+
+        Java: DefaultMQAdminExtImpl#consumeMessageDirectly(String, String, String)
+        """
+        msg = self.view_message(msg_id)
+        store_host = f"{msg.store_host.host}:{msg.store_host.port}"
+        return self._instance().mq_client_api_impl.consume_message_directly(
+            store_host, consumer_group, client_id, msg_id, self.timeout_millis * 3
+        )
+
+    def query_consume_queue(
+        self, broker_addr: str, topic: str, queue_id: int, index: int, count: int, consumer_group: str | None
+    ) -> QueryConsumeQueueResponseBody:
+        """Java: DefaultMQAdminExtImpl#queryConsumeQueue."""
+        return self._instance().mq_client_api_impl.query_consume_queue(
+            broker_addr, topic, queue_id, index, count, consumer_group, self.timeout_millis
+        )
+
+    def clone_group_offset(self, src_group: str, dest_group: str, topic: str | None, is_offline: bool) -> None:
+        """CLONE_GROUP_OFFSET to every broker of ``%RETRY%<srcGroup>``'s route (15 s timeout).
+
+        Java: DefaultMQAdminExtImpl#cloneGroupOffset
+        """
+        api = self._instance().mq_client_api_impl
+        for addr in self._route_addrs(mix_all.get_retry_topic(src_group)):
+            api.clone_group_offset(addr, src_group, dest_group, topic, is_offline, self.timeout_millis * 3)
+
+    def update_consume_offset(self, broker_addr: str, consume_group: str, mq: MessageQueue, offset: int) -> None:
+        """UPDATE_CONSUMER_OFFSET of one queue on one broker. Java: DefaultMQAdminExtImpl#updateConsumeOffset."""
+        header = UpdateConsumerOffsetRequestHeader(consume_group, mq.topic, mq.queue_id, offset)
+        self._instance().mq_client_api_impl.update_consumer_offset(broker_addr, header, self.timeout_millis)
+
+    def query_consume_time_span(self, topic: str, group: str) -> list[QueueTimeSpan]:
+        """Every broker's queue time spans of ``topic`` for ``group``.
+
+        Java: DefaultMQAdminExtImpl#queryConsumeTimeSpan
+        """
+        api = self._instance().mq_client_api_impl
+        spans: list[QueueTimeSpan] = []
+        for addr in self._route_addrs(topic):
+            spans.extend(api.query_consume_time_span(addr, topic, group, self.timeout_millis))
+        return spans
+
+    def get_topic_cluster_list(self, topic: str) -> set[str]:
+        """The clusters holding the broker of the topic route's first BrokerData.
+
+        Java: DefaultMQAdminExtImpl#getTopicClusterList
+        """
+        info = self.examine_broker_cluster_info()
+        route = self.examine_topic_route_info(topic)
+        if not route.broker_datas:  # Java's get(0) would throw
+            raise MQClientException(f"the route of topic {topic} has no broker")
+        broker_name = route.broker_datas[0].broker_name
+        return {cluster for cluster, names in info.cluster_addr_table.items() if broker_name in names}
 
     # -- queues and messages ---------------------------------------------------------------------------------
     def search_offset(self, mq: MessageQueue, timestamp: int) -> int:

@@ -17,6 +17,7 @@ from mqlab.tools.command.sub_command_exception import SubCommandException
 
 if TYPE_CHECKING:
     from mqlab.common.message.message_ext import MessageExt
+    from mqlab.common.protocol.route.broker_data import BrokerData
     from mqlab.tools.admin.default_mq_admin_ext import DefaultMQAdminExt
 
 # Java: UtilAll.YYYY_MM_DD_HH_MM_SS_SSS as mqadmin's printMsg reads it ("yyyy-MM-dd#HH:mm:ss:SSS").
@@ -44,6 +45,45 @@ def fetch_master_addr_by_cluster_name(admin: DefaultMQAdminExt, cluster_name: st
         if addr is not None:
             masters.add(addr)
     return sorted(masters)
+
+
+def _cluster_brokers(admin: DefaultMQAdminExt, cluster_name: str) -> list[BrokerData]:
+    """The BrokerData of every broker of a cluster, by broker name; ``SubCommandException`` for an unknown one."""
+    info = admin.examine_broker_cluster_info()
+    broker_names = info.cluster_addr_table.get(cluster_name)
+    if broker_names is None:
+        known = ", ".join(sorted(info.cluster_addr_table)) or "none"
+        raise SubCommandException(f"cluster {cluster_name!r} not found on the name server (clusters: {known})")
+    return [info.broker_addr_table[name] for name in sorted(broker_names) if name in info.broker_addr_table]
+
+
+def fetch_master_and_slave_addr_by_cluster_name(admin: DefaultMQAdminExt, cluster_name: str) -> list[str]:
+    """Every address (masters and slaves) of every broker of a cluster, sorted.
+
+    Java: CommandUtil#fetchMasterAndSlaveAddrByClusterName (Java prints an error line for an unknown cluster and
+    returns an empty set; mqlab raises)
+
+    Raises:
+        SubCommandException: the name server knows no cluster of that name.
+    """
+    return sorted({addr for data in _cluster_brokers(admin, cluster_name) for addr in data.broker_addrs.values()})
+
+
+def fetch_master_and_slave_distinguish(admin: DefaultMQAdminExt, cluster_name: str) -> dict[str, list[str]]:
+    """Master address → its slaves' addresses (by broker id), for every broker of a cluster, sorted by master.
+
+    Java: CommandUtil#fetchMasterAndSlaveDistinguish (HashMap order in Java)
+
+    Raises:
+        SubCommandException: the name server knows no cluster of that name.
+    """
+    result: dict[str, list[str]] = {}
+    for data in _cluster_brokers(admin, cluster_name):
+        master = data.broker_addrs.get(mix_all.MASTER_ID)
+        if master is None:
+            continue
+        result[master] = [addr for bid, addr in sorted(data.broker_addrs.items()) if bid != mix_all.MASTER_ID]
+    return dict(sorted(result.items()))
 
 
 def front_string_at_least(value: str, size: int) -> str:

@@ -20,14 +20,26 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mqlab.tools.command.broker.broker_status_sub_command import BrokerStatusSubCommand
+from mqlab.tools.command.broker.get_broker_config_command import GetBrokerConfigCommand
+from mqlab.tools.command.broker.update_broker_config_sub_command import UpdateBrokerConfigSubCommand
 from mqlab.tools.command.cluster.cluster_list_sub_command import ClusterListSubCommand
 from mqlab.tools.command.connection.consumer_connection_sub_command import ConsumerConnectionSubCommand
+from mqlab.tools.command.connection.producer_connection_sub_command import ProducerConnectionSubCommand
 from mqlab.tools.command.consumer.consumer_progress_sub_command import ConsumerProgressSubCommand
+from mqlab.tools.command.consumer.consumer_status_sub_command import ConsumerStatusSubCommand
+from mqlab.tools.command.consumer.delete_subscription_group_command import DeleteSubscriptionGroupCommand
+from mqlab.tools.command.consumer.update_sub_group_sub_command import UpdateSubGroupSubCommand
 from mqlab.tools.command.message.print_message_sub_command import PrintMessageSubCommand
 from mqlab.tools.command.message.query_msg_by_id_sub_command import QueryMsgByIdSubCommand
 from mqlab.tools.command.message.query_msg_by_key_sub_command import QueryMsgByKeySubCommand
 from mqlab.tools.command.message.query_msg_by_offset_sub_command import QueryMsgByOffsetSubCommand
+from mqlab.tools.command.message.query_msg_trace_by_id_sub_command import QueryMsgTraceByIdSubCommand
+from mqlab.tools.command.offset.clone_group_offset_command import CloneGroupOffsetCommand
 from mqlab.tools.command.offset.reset_offset_by_time_command import ResetOffsetByTimeCommand
+from mqlab.tools.command.queue.query_consume_queue_command import QueryConsumeQueueCommand
+from mqlab.tools.command.topic.delete_topic_sub_command import DeleteTopicSubCommand
+from mqlab.tools.command.topic.topic_cluster_sub_command import TopicClusterSubCommand
 from mqlab.tools.command.topic.topic_list_sub_command import TopicListSubCommand
 from mqlab.tools.command.topic.topic_route_sub_command import TopicRouteSubCommand
 from mqlab.tools.command.topic.topic_status_sub_command import TopicStatusSubCommand
@@ -40,10 +52,21 @@ if TYPE_CHECKING:
 # Java: MQAdminStartup#initCommand registers these (among many others) in this order.
 SUB_COMMANDS: list[SubCommand] = [
     UpdateTopicSubCommand(),
+    DeleteTopicSubCommand(),
+    UpdateSubGroupSubCommand(),
+    DeleteSubscriptionGroupCommand(),
+    UpdateBrokerConfigSubCommand(),
     TopicRouteSubCommand(),
     TopicStatusSubCommand(),
+    TopicClusterSubCommand(),
+    BrokerStatusSubCommand(),
+    ProducerConnectionSubCommand(),
     ConsumerConnectionSubCommand(),
     ConsumerProgressSubCommand(),
+    ConsumerStatusSubCommand(),
+    CloneGroupOffsetCommand(),
+    GetBrokerConfigCommand(),
+    QueryConsumeQueueCommand(),
     QueryMsgByIdSubCommand(),
     QueryMsgByKeySubCommand(),
     QueryMsgByOffsetSubCommand(),
@@ -51,6 +74,7 @@ SUB_COMMANDS: list[SubCommand] = [
     TopicListSubCommand(),
     ClusterListSubCommand(),
     ResetOffsetByTimeCommand(),
+    QueryMsgTraceByIdSubCommand(),
 ]
 # Java: MixAll.NAMESRV_ADDR_ENV
 NAMESRV_ADDR_ENV = "NAMESRV_ADDR"

@@ -6,8 +6,8 @@ to every online consumer of the group (RESET_CONSUMER_CLIENT_OFFSET). The broker
 offsets: the consumers commit the new ones themselves (``MQClientInstance.reset_offset``).
 
 Java: org.apache.rocketmq.broker.client.net.Broker2Client (rocketmq-all-4.9.3)
-Left out: CHECK_TRANSACTION_STATE (transactions), GET_CONSUMER_STATUS_FROM_CLIENT (deprecated status queries) and
-``callClient``.
+``call_client`` relays an admin tool's question to one consumer and waits for its answer.
+Left out: CHECK_TRANSACTION_STATE (transactions) and GET_CONSUMER_STATUS_FROM_CLIENT (deprecated status queries).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.message import message_decoder
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.body.reset_offset_body import ResetOffsetBody
 from mqlab.common.protocol.body.reset_offset_body_for_c import ResetOffsetBodyForC
@@ -27,12 +28,15 @@ from mqlab.remoting.protocol.remoting_command import RemotingCommand, RequestIdG
 
 if TYPE_CHECKING:
     from mqlab.broker.broker_controller import BrokerController
+    from mqlab.common.message.message_ext import MessageExt
     from mqlab.remoting.netty.netty_remoting_server import NettyRemotingServer
     from mqlab.runtime.runtime import Runtime
 
 COMPONENT = "Broker2Client"
 # Java: invokeOneway(channel, request, 10): the oneway permit is awaited at most 10 ms.
 NOTIFY_TIMEOUT_MILLIS = 10
+# Java: callClient's invokeSync(channel, request, 10000).
+CALL_CLIENT_TIMEOUT_MILLIS = 10_000
 # Java: resetOffset's invokeOneway(channel, request, 5000).
 RESET_OFFSET_TIMEOUT_MILLIS = 5000
 # Java: MQVersion.Version.V3_0_7_SNAPSHOT.ordinal(), the first client version that understands an offset reset.
@@ -87,6 +91,54 @@ class Broker2Client:
             "notifyConsumerIdsChanged",
             group=consumer_group,
             remote=getattr(channel, "remote_address", ""),
+        )
+        return True
+
+    def call_client(self, channel: Any, request: RemotingCommand) -> RemotingCommand:
+        """Send a request to a client on its own connection and wait (10 s) for its answer.
+
+        Used to relay GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY from an admin tool to a consumer.
+
+        Java: Broker2Client#callClient
+
+        Raises:
+            RemotingTimeoutException: the client did not answer in time.
+            RemotingSendRequestException: the request could not be written.
+        """
+        server = self.remoting_server()
+        if server is None:
+            raise RuntimeError("the broker's remoting server is not started")
+        return server.invoke_sync(channel, request, CALL_CLIENT_TIMEOUT_MILLIS)
+
+    def check_producer_transaction_state(
+        self, group: str | None, channel: Any, request_header: Any, message_ext: MessageExt
+    ) -> bool:
+        """Ask a producer of ``group`` about a half message (oneway CHECK_TRANSACTION_STATE).
+
+        The body is the message encoded as a full record. Returns whether it was written; failures are only
+        traced, as Java logs them.
+
+        Java: Broker2Client#checkProducerTransactionState
+        """
+        opaque = self.runtime.singleton(RequestIdGenerator, RequestIdGenerator).next()
+        request = RemotingCommand.create_request_command(
+            RequestCode.CHECK_TRANSACTION_STATE, request_header, opaque=opaque
+        )
+        request.body = message_decoder.encode(message_ext, False)
+        try:
+            server = self.remoting_server()
+            if server is None:
+                raise RuntimeError("the broker's remoting server is not started")
+            server.invoke_oneway(channel, request, NOTIFY_TIMEOUT_MILLIS)
+        except Exception as exc:  # Java: log.error("Check transaction failed because invoke producer exception ...")
+            self.runtime.trace_event(COMPONENT, "checkTransactionFailed", group=group, error=repr(exc))
+            return False
+        self.runtime.trace_event(
+            COMPONENT,
+            "checkProducerTransactionState",
+            group=group,
+            remote=parse_channel_remote_addr(channel),
+            commitLogOffset=getattr(request_header, "commit_log_offset", None),
         )
         return True
 

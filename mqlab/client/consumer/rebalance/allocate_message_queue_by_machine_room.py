@@ -14,6 +14,7 @@ from collections.abc import Sequence, Set
 from mqlab.client.consumer.rebalance.abstract_allocate_message_queue_strategy import (
     AbstractAllocateMessageQueueStrategy,
 )
+from mqlab.common.jdk.strings import java_split
 from mqlab.common.message.message_queue import MessageQueue
 
 
@@ -26,12 +27,7 @@ def java_split_at(s: str) -> list[str]:
 
     Java: java.lang.String#split(String) with a one-character literal separator
     """
-    if "@" not in s:
-        return [s]
-    parts = s.split("@")
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
+    return java_split(s, "@")
 
 
 class AllocateMessageQueueByMachineRoom(AbstractAllocateMessageQueueStrategy):

@@ -19,7 +19,7 @@ than that (``ProcessQueue#cleanExpiredMsg``).
 
 Java: org.apache.rocketmq.client.impl.consumer.ConsumeMessageConcurrentlyService (rocketmq-all-4.9.3), with its inner
 class ConsumeRequest (kept in this module, ``ConsumeRequest``).
-Left out: consume-message hooks, ConsumerStatsManager statistics and ``consumeMessageDirectly``.
+Left out: ConsumerStatsManager statistics and ``consumeMessageDirectly``.
 """
 
 from __future__ import annotations
@@ -30,14 +30,17 @@ from typing import TYPE_CHECKING, Any
 from mqlab.client.consumer.listener.consume_concurrently_context import ConsumeConcurrentlyContext
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.common.message import message_const as mc
+from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.cm_result import CMResult
+from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
+from mqlab.remoting.common.remoting_helper import exception_simple_desc
 
 if TYPE_CHECKING:
     from mqlab.client.consumer.listener.message_listener_concurrently import MessageListenerConcurrently
     from mqlab.client.impl.consumer.default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
     from mqlab.client.impl.consumer.process_queue import ProcessQueue
     from mqlab.common.message.message_ext import MessageExt
-    from mqlab.common.message.message_queue import MessageQueue
 
 COMPONENT = "ConsumeMessageConcurrentlyService"
 # Delay before a batch whose send-back failed (or whose submit was refused) is consumed again locally.
@@ -128,6 +131,33 @@ class ConsumeMessageConcurrentlyService:
     def get_core_pool_size(self) -> int:
         """Java: ConsumeMessageConcurrentlyService#getCorePoolSize."""
         return self.core_pool_size
+
+    def consume_message_directly(self, msg: MessageExt, broker_name: str | None) -> ConsumeMessageDirectlyResult:
+        """Hand one message to the listener now, on the calling thread, and say how it answered.
+
+        Nothing else happens: no offset, no send-back, no retry. The retry topic is reset to the original topic
+        first, as for any consumed message.
+
+        Java: ConsumeMessageConcurrentlyService#consumeMessageDirectly
+        """
+        result = ConsumeMessageDirectlyResult(order=False, auto_commit=True)
+        msgs = [msg]
+        context = ConsumeConcurrentlyContext(MessageQueue(msg.topic, broker_name or "", msg.queue_id))
+        self.default_mq_push_consumer_impl.reset_retry_and_namespace(msgs, self.consumer_group)
+        begin = self.runtime.now_ms()
+        try:
+            status = self.message_listener.consume_message(msgs, context)
+            if status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS:
+                result.consume_result = CMResult.CR_SUCCESS
+            elif status is ConsumeConcurrentlyStatus.RECONSUME_LATER:
+                result.consume_result = CMResult.CR_LATER
+            elif status is None:
+                result.consume_result = CMResult.CR_RETURN_NULL
+        except Exception as exc:  # as Java: the listener's failure is the answer
+            result.consume_result = CMResult.CR_THROW_EXCEPTION
+            result.remark = exception_simple_desc(exc)
+        result.spent_time_mills = self.runtime.now_ms() - begin
+        return result
 
     # -- step 1: submit ------------------------------------------------------------------------------------------
     def submit_consume_request(
@@ -301,6 +331,7 @@ class ConsumeRequest:
         context = ConsumeConcurrentlyContext(self.message_queue)
         impl = service.default_mq_push_consumer_impl
         impl.reset_retry_and_namespace(self.msgs, service.consumer_group)
+        hook_context = impl.consume_hook_before(self.msgs, self.message_queue)
         begin_timestamp = service.runtime.now_ms()
         for msg in self.msgs:
             msg.put_property(mc.PROPERTY_CONSUME_START_TIMESTAMP, str(begin_timestamp))
@@ -314,6 +345,9 @@ class ConsumeRequest:
         return_type = self._return_type(status, error, consume_rt)
         if status is None:
             status = ConsumeConcurrentlyStatus.RECONSUME_LATER
+        impl.consume_hook_after(
+            hook_context, return_type, status.name, status is ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+        )
         if service.runtime.trace.enabled:
             service._trace(
                 "consumeMessage",

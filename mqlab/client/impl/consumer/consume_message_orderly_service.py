@@ -21,7 +21,7 @@ committed.
 
 Java: org.apache.rocketmq.client.impl.consumer.ConsumeMessageOrderlyService (rocketmq-all-4.9.3), with its inner
 class ConsumeRequest (kept in this module, ``ConsumeRequest``).
-Left out: consume-message hooks, ConsumerStatsManager statistics and ``consumeMessageDirectly``.
+Left out: ConsumerStatsManager statistics and ``consumeMessageDirectly``.
 """
 
 from __future__ import annotations
@@ -38,14 +38,17 @@ from mqlab.client.impl.consumer.process_queue import REBALANCE_LOCK_INTERVAL
 from mqlab.common import mix_all
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message import Message
+from mqlab.common.message.message_queue import MessageQueue
+from mqlab.common.protocol.body.cm_result import CMResult
+from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
+from mqlab.remoting.common.remoting_helper import exception_simple_desc
 
 if TYPE_CHECKING:
     from mqlab.client.consumer.listener.message_listener_orderly import MessageListenerOrderly
     from mqlab.client.impl.consumer.default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
     from mqlab.client.impl.consumer.process_queue import ProcessQueue
     from mqlab.common.message.message_ext import MessageExt
-    from mqlab.common.message.message_queue import MessageQueue
 
 COMPONENT = "ConsumeMessageOrderlyService"
 # System property rocketmq.client.maxTimeConsumeContinuously: how long one request may keep a queue.
@@ -157,6 +160,34 @@ class ConsumeMessageOrderlyService:
         """Java: ConsumeMessageOrderlyService#getCorePoolSize."""
         return self.core_pool_size
 
+    def consume_message_directly(self, msg: MessageExt, broker_name: str | None) -> ConsumeMessageDirectlyResult:
+        """Hand one message to the orderly listener now, without the queue lock, and say how it answered.
+
+        Nothing else happens (no offset, no suspension); ``auto_commit`` is what the listener left in its context.
+
+        Java: ConsumeMessageOrderlyService#consumeMessageDirectly
+        """
+        result = ConsumeMessageDirectlyResult(order=True)
+        msgs = [msg]
+        context = ConsumeOrderlyContext(MessageQueue(msg.topic, broker_name or "", msg.queue_id))
+        self.default_mq_push_consumer_impl.reset_retry_and_namespace(msgs, self.consumer_group)
+        begin = self.runtime.now_ms()
+        answers = {
+            ConsumeOrderlyStatus.COMMIT: CMResult.CR_COMMIT,
+            ConsumeOrderlyStatus.ROLLBACK: CMResult.CR_ROLLBACK,
+            ConsumeOrderlyStatus.SUCCESS: CMResult.CR_SUCCESS,
+            ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT: CMResult.CR_LATER,
+        }
+        try:
+            status = self.message_listener.consume_message(msgs, context)
+            result.consume_result = CMResult.CR_RETURN_NULL if status is None else answers.get(status)
+        except Exception as exc:  # as Java: the listener's failure is the answer
+            result.consume_result = CMResult.CR_THROW_EXCEPTION
+            result.remark = exception_simple_desc(exc)
+        result.auto_commit = context.auto_commit
+        result.spent_time_mills = self.runtime.now_ms() - begin
+        return result
+
     # -- submitting --------------------------------------------------------------------------------------------------
     def submit_consume_request(
         self,
@@ -216,9 +247,9 @@ class ConsumeMessageOrderlyService:
         self._later(time_millis, lambda: self.submit_consume_request(None, process_queue, message_queue, True))
 
     def _later(self, delay: int, task: Any) -> None:
-        if self.stopped:
+        if self.stopped:  # a task due after shutdown is skipped too: Java's scheduled future swallows the rejection
             return
-        self.runtime.scheduler.call_later(delay, task, name="ConsumeMessageScheduledThread_")
+        self.runtime.scheduler.call_later(delay, lambda: self.stopped or task(), name="ConsumeMessageScheduledThread_")
 
     # -- the result ------------------------------------------------------------------------------------------------
     def process_consume_result(
@@ -424,6 +455,7 @@ class ConsumeRequest:
         context = ConsumeOrderlyContext(self.message_queue)
         status: ConsumeOrderlyStatus | None = None
         error: BaseException | None = None
+        hook_context = service.default_mq_push_consumer_impl.consume_hook_before(msgs, self.message_queue)
         begin_timestamp = service.runtime.now_ms()
         with self.process_queue.consume_lock:
             if self.process_queue.dropped:
@@ -443,6 +475,12 @@ class ConsumeRequest:
             return_type = "FAILED"
         else:
             return_type = "SUCCESS"
+        service.default_mq_push_consumer_impl.consume_hook_after(
+            hook_context,
+            return_type,
+            status.name,
+            status in (ConsumeOrderlyStatus.SUCCESS, ConsumeOrderlyStatus.COMMIT),
+        )
         service._trace(
             "consumeMessage",
             mq=str(self.message_queue),

@@ -6,8 +6,10 @@ After each FOUND pull the push consumer caches the messages in the queue's Proce
 ``msgs`` and, when ``dispatch_to_consume`` says no request is running for that queue yet, starts one that takes
 messages from the head of the ProcessQueue in order.
 
+``consume_message_directly`` hands one message to the listener at once (CONSUME_MESSAGE_DIRECTLY from an admin
+tool, relayed by a broker).
+
 Java: org.apache.rocketmq.client.impl.consumer.ConsumeMessageService (rocketmq-all-4.9.3)
-Left out: ``consumeMessageDirectly`` (the admin tool's CONSUME_MESSAGE_DIRECTLY).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from mqlab.client.impl.consumer.process_queue import ProcessQueue
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
+    from mqlab.common.protocol.body.consume_message_directly_result import ConsumeMessageDirectlyResult
 
 
 class ConsumeMessageService(Protocol):
@@ -45,6 +48,10 @@ class ConsumeMessageService(Protocol):
 
     def get_core_pool_size(self) -> int:
         """Java: ConsumeMessageService#getCorePoolSize."""
+        ...
+
+    def consume_message_directly(self, msg: MessageExt, broker_name: str | None) -> ConsumeMessageDirectlyResult:
+        """Give one message to the listener now and report its answer. Java: #consumeMessageDirectly."""
         ...
 
     def submit_consume_request(

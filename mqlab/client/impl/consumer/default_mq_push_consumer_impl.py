@@ -27,7 +27,7 @@
 
 Java: org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl (rocketmq-all-4.9.3); the anonymous
 PullCallback of ``pullMessage`` is ``PushPullCallback`` here.
-Left out: hooks (filter, consume, trace), consumer statistics, namespaces, class filters, the admin queries
+Left out: filter-message hooks, consumer statistics, namespaces, class filters, the admin queries
 (``queryMessage``, ``viewMessage``...), ``resetOffsetByTimeStamp``, ``adjustThreadPool`` (a no-op in 4.9.x).
 """
 
@@ -48,6 +48,7 @@ from mqlab.client.consumer.store.local_file_offset_store import (
 from mqlab.client.consumer.store.read_offset_type import ReadOffsetType
 from mqlab.client.consumer.store.remote_broker_offset_store import RemoteBrokerOffsetStore
 from mqlab.client.exception.mq_client_exception import MQClientException
+from mqlab.client.hook.consume_message_context import ConsumeMessageContext
 from mqlab.client.impl.communication_mode import CommunicationMode
 from mqlab.client.impl.consumer.consume_message_concurrently_service import ConsumeMessageConcurrentlyService
 from mqlab.client.impl.consumer.consume_message_orderly_service import (
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
     from mqlab.client.consumer.message_selector import MessageSelector
     from mqlab.client.consumer.pull_result import PullResult
     from mqlab.client.consumer.store.offset_store import OffsetStore
+    from mqlab.client.hook.consume_message_hook import ConsumeMessageHook
     from mqlab.client.impl.consumer.consume_message_service import ConsumeMessageService
     from mqlab.client.impl.consumer.pull_request import PullRequest
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
@@ -156,6 +158,60 @@ class DefaultMQPushConsumerImpl:
         self.queue_flow_control_times = 0
         self.queue_max_span_flow_control_times = 0
         self._state_lock = threading.RLock()  # Java: the synchronized start/shutdown
+        self.consume_message_hook_list: list[ConsumeMessageHook] = []
+
+    # -- consume-message hooks (message traces) -------------------------------------------------------------
+    def register_consume_message_hook(self, hook: ConsumeMessageHook) -> None:
+        """Java: DefaultMQPushConsumerImpl#registerConsumeMessageHook."""
+        self.consume_message_hook_list.append(hook)
+
+    def has_hook(self) -> bool:
+        """Java: DefaultMQPushConsumerImpl#hasHook."""
+        return bool(self.consume_message_hook_list)
+
+    def execute_hook_before(self, context: ConsumeMessageContext) -> None:
+        """Every hook's before-call; failures are ignored. Java: DefaultMQPushConsumerImpl#executeHookBefore."""
+        for hook in self.consume_message_hook_list:
+            try:
+                hook.consume_message_before(context)
+            except Exception as exc:  # Java ignores it
+                self._trace("consumeMessageHookFailed", hook=hook.hook_name(), error=repr(exc))
+
+    def execute_hook_after(self, context: ConsumeMessageContext) -> None:
+        """Every hook's after-call; failures are ignored. Java: DefaultMQPushConsumerImpl#executeHookAfter."""
+        for hook in self.consume_message_hook_list:
+            try:
+                hook.consume_message_after(context)
+            except Exception as exc:  # Java ignores it
+                self._trace("consumeMessageHookFailed", hook=hook.hook_name(), error=repr(exc))
+
+    def consume_hook_before(self, msgs: list[MessageExt], mq: MessageQueue) -> ConsumeMessageContext | None:
+        """The consume context after the before-hooks ran (None without hooks), built before the listener call.
+
+        Java: the ``hasHook()`` block before the listener in ConsumeMessageConcurrentlyService$ConsumeRequest#run
+        and ConsumeMessageOrderlyService$ConsumeRequest#run
+        """
+        if not self.has_hook():
+            return None
+        context = ConsumeMessageContext(
+            consumer_group=self.default_mq_push_consumer.consumer_group, mq=mq, msg_list=msgs, success=False
+        )
+        self.execute_hook_before(context)
+        return context
+
+    def consume_hook_after(
+        self, context: ConsumeMessageContext | None, return_type: str, status: str, success: bool
+    ) -> None:
+        """Record how the call ended (``ConsumeContextType`` = the ConsumeReturnType name) and run the after-hooks.
+
+        Java: the two ``hasHook()`` blocks after the listener in both consume services' ConsumeRequest#run
+        """
+        if context is None:
+            return
+        context.props[mix_all.CONSUME_CONTEXT_TYPE] = return_type
+        context.status = status
+        context.success = success
+        self.execute_hook_after(context)
 
     def _trace(self, event: str, **fields: Any) -> None:
         self.runtime.trace_event(COMPONENT, event, group=self.default_mq_push_consumer.consumer_group, **fields)

@@ -20,13 +20,13 @@ Java: org.apache.rocketmq.client.impl.consumer.RebalancePushImpl (rocketmq-all-4
 from __future__ import annotations
 
 from collections.abc import Set
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from mqlab.client.consumer.store.read_offset_type import ReadOffsetType
 from mqlab.client.exception.mq_client_exception import MQClientException
 from mqlab.client.impl.consumer.rebalance_impl import RebalanceImpl
-from mqlab.common import mix_all
+from mqlab.common import mix_all, util_all
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.protocol.heartbeat.consume_type import ConsumeType
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
@@ -41,8 +41,6 @@ if TYPE_CHECKING:
 UNLOCK_DELAY_TIME_MILLS = 20_000
 # How long removeUnnecessaryMessageQueue waits for the queue's consume lock (Java: tryLock(1000, ms)).
 CONSUME_LOCK_WAIT_MILLIS = 1000
-# UtilAll.YYYYMMDDHHMMSS, the format of consumeTimestamp.
-YYYYMMDDHHMMSS = "%Y%m%d%H%M%S"
 _LAST_OFFSET_LIKE = (
     ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET_AND_FROM_MIN_WHEN_BOOT_FIRST,
     ConsumeFromWhere.CONSUME_FROM_MIN_OFFSET,
@@ -52,17 +50,11 @@ _LAST_OFFSET_LIKE = (
 
 
 def parse_consume_timestamp(text: str | None, tz: tzinfo) -> int | None:
-    """``yyyyMMddHHmmss`` in time zone ``tz`` → epoch ms (None if it does not parse).
+    """``yyyyMMddHHmmss`` in time zone ``tz`` → epoch ms (None if it does not parse), read leniently as in 4.9.3.
 
     Java: UtilAll#parseDate(consumeTimestamp, YYYYMMDDHHMMSS).getTime() (the JVM's time zone)
     """
-    if text is None or len(text) != 14 or not text.isdigit():
-        return None
-    try:
-        parsed = datetime.strptime(text, YYYYMMDDHHMMSS)
-    except ValueError:
-        return None
-    return int(parsed.replace(tzinfo=tz).timestamp() * 1000)
+    return util_all.parse_date_yyyymmddhhmmss(text, tz)
 
 
 class RebalancePushImpl(RebalanceImpl):

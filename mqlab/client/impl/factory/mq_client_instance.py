@@ -44,6 +44,7 @@ from mqlab.common.constant import perm_name
 from mqlab.common.constant.logger_name import CLIENT_LOGGER_NAME, get_logger
 from mqlab.common.filter.expression_type import is_tag_type
 from mqlab.common.jdk.hash_map import JavaHashMap
+from mqlab.common.jdk.strings import java_split
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.common.protocol.heartbeat.heartbeat_data import ConsumerData, HeartbeatData, ProducerData
 from mqlab.common.protocol.response_code import ResponseCode
@@ -92,8 +93,8 @@ def topic_route_data2_topic_publish_info(topic: str, route: TopicRouteData, rng:
     info = TopicPublishInfo(rng)
     info.topic_route_data = route
     if route.order_topic_conf:
-        for item in route.order_topic_conf.split(";"):
-            broker_name, nums = item.split(":")
+        for item in java_split(route.order_topic_conf, ";"):  # "broker-a:2;" has one item, as in Java
+            broker_name, nums = java_split(item, ":")[:2]
             info.message_queue_list.extend(MessageQueue(topic, broker_name, i) for i in range(int(nums)))
         info.order_topic = True
         return info
@@ -800,13 +801,42 @@ class MQClientInstance:
                 impl.resume()
         return done
 
-    def consumer_running_info(self, consumer_group: str) -> Any:
-        """The consumer's ``consumer_running_info()``, or None for an unknown group.
+    def consume_message_directly(self, msg: Any, consumer_group: str, broker_name: str | None) -> Any:
+        """Let the group's push consumer consume ``msg`` now (its consume service); None for an unknown group.
 
-        Java: MQClientInstance#consumerRunningInfo (mqlab adds no name-server or version properties)
+        Java: MQClientInstance#consumeMessageDirectly (a lite pull consumer's group fails: Java's cast to the push
+        implementation throws ClassCastException, which the remoting layer answers as SYSTEM_ERROR)
+
+        Raises:
+            TypeError: the group's consumer is not a push consumer.
         """
         impl = self.consumer_table.get(consumer_group)
-        return impl.consumer_running_info() if impl is not None else None
+        if impl is None:
+            return None
+        service = getattr(impl, "consume_message_service", None)
+        if service is None:
+            raise TypeError(f"{type(impl).__name__} cannot be cast to DefaultMQPushConsumerImpl")
+        return service.consume_message_directly(msg, broker_name)
+
+    def consumer_running_info(self, consumer_group: str) -> Any:
+        """The consumer's ``consumer_running_info()`` plus the name servers, consume type and client version.
+
+        None for an unknown group. ``PROP_NAMESERVER_ADDR`` lists the addresses, each followed by ``;``.
+
+        Java: MQClientInstance#consumerRunningInfo
+        """
+        from mqlab.common.mq_version import CURRENT_VERSION, get_version_desc
+        from mqlab.common.protocol.body import consumer_running_info as cri
+
+        impl = self.consumer_table.get(consumer_group)
+        info = impl.consumer_running_info() if impl is not None else None
+        properties = getattr(info, "properties", None)
+        if properties is not None:
+            addrs = self.mq_client_api_impl.get_name_server_address_list() or []
+            properties[cri.PROP_NAMESERVER_ADDR] = "".join(f"{addr};" for addr in addrs)
+            properties[cri.PROP_CONSUME_TYPE] = impl.consume_type().name
+            properties[cri.PROP_CLIENT_VERSION] = get_version_desc(CURRENT_VERSION)
+        return info
 
     def __repr__(self) -> str:
         return f"MQClientInstance({self.client_id!r}, index={self.instance_index}, {self.service_state.name})"

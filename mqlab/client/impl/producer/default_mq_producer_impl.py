@@ -17,12 +17,19 @@ The call chain of one synchronous ``send(msg)``, step by step (each step records
    the caller's message gets its body back afterwards); the request header (``c`` = TBW102, ``d`` = 4, retry
    topics carry RECONSUME_TIME / MAX_RECONSUME_TIMES in ``j`` / ``l``); then ``MQClientAPIImpl.send_message``.
 
+Transactions (``send_message_in_transaction``): the message goes out as a half message (TRAN_MSG=true, PGROUP) by
+a plain synchronous send; the listener runs the local transaction; END_TRANSACTION (oneway) tells the broker to
+commit or roll back. A broker's CHECK_TRANSACTION_STATE is answered on the check executor
+(``check_transaction_state``).
+
 Java: org.apache.rocketmq.client.impl.producer.DefaultMQProducerImpl (rocketmq-all-4.9.3)
-Left out: transactions, request-reply, send/check-forbidden/end-transaction hooks, namespaces.
+Left out: the deprecated transaction API (LocalTransactionExecuter, TransactionCheckListener), request-reply,
+check-forbidden and end-transaction hooks, namespaces.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,34 +37,45 @@ from mqlab.client import validators
 from mqlab.client.common import client_error_code
 from mqlab.client.exception.mq_broker_exception import MQBrokerException
 from mqlab.client.exception.mq_client_exception import MQClientException
+from mqlab.client.hook.send_message_context import SendMessageContext
 from mqlab.client.impl.communication_mode import CommunicationMode
 from mqlab.client.impl.mq_client_manager import MQClientManager, nano_time
 from mqlab.client.impl.producer.topic_publish_info import TopicPublishInfo
 from mqlab.client.latency.mq_fault_strategy import MQFaultStrategy
+from mqlab.client.producer.local_transaction_state import LocalTransactionState
 from mqlab.client.producer.send_status import SendStatus
+from mqlab.client.producer.transaction_send_result import TransactionSendResult
 from mqlab.common import mix_all, util_all
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message import Message
 from mqlab.common.message.message_batch import MessageBatch
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
-from mqlab.common.message.message_decoder import message_properties2string
+from mqlab.common.message.message_decoder import decode_message_id, message_properties2string
+from mqlab.common.message.message_type import MessageType
 from mqlab.common.mix_all import REFERENCE_AVAILABLE_PROCESSORS
 from mqlab.common.protocol.header.broker_headers import SendMessageRequestHeader
+from mqlab.common.protocol.header.end_transaction_request_header import EndTransactionRequestHeader
 from mqlab.common.service_state import ServiceState
-from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.common.sysflag.message_sys_flag import TRANSACTION_NOT_TYPE, MessageSysFlag
+from mqlab.remoting.common.remoting_helper import exception_simple_desc
 from mqlab.remoting.exception.remoting_connect_exception import RemotingConnectException
 from mqlab.remoting.exception.remoting_exception import RemotingException
 from mqlab.remoting.exception.remoting_timeout_exception import RemotingTimeoutException
 from mqlab.remoting.exception.remoting_too_much_request_exception import RemotingTooMuchRequestException
 
 if TYPE_CHECKING:
+    from mqlab.client.hook.send_message_hook import SendMessageHook
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
     from mqlab.client.producer.default_mq_producer import DefaultMQProducer
     from mqlab.client.producer.message_queue_selector import MessageQueueSelector
     from mqlab.client.producer.send_callback import SendCallback
     from mqlab.client.producer.send_result import SendResult
+    from mqlab.client.producer.transaction_listener import TransactionListener
     from mqlab.common.message.message_ext import MessageExt
     from mqlab.common.message.message_queue import MessageQueue
+    from mqlab.common.protocol.header.check_transaction_state_request_header import (
+        CheckTransactionStateRequestHeader,
+    )
     from mqlab.remoting.rpc_hook import RPCHook
     from mqlab.runtime.runtime import Runtime
     from mqlab.runtime.scheduler import Executor
@@ -65,6 +83,56 @@ if TYPE_CHECKING:
 COMPONENT = "DefaultMQProducerImpl"
 # Java: system property rocketmq.message.compressLevel, default 5
 ZIP_COMPRESS_LEVEL = 5
+# Java: the literal the send-message hook block tests for a timed delivery.
+START_DELIVER_TIME = "__STARTDELIVERTIME"
+# Java: the fixed timeout of the END_TRANSACTION that answers a check
+CHECK_ANSWER_TIMEOUT_MILLIS = 3000
+# LocalTransactionState → commitOrRollback of END_TRANSACTION
+_END_TYPE = {
+    LocalTransactionState.COMMIT_MESSAGE: int(MessageSysFlag.TRANSACTION_COMMIT_TYPE),
+    LocalTransactionState.ROLLBACK_MESSAGE: int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE),
+    LocalTransactionState.UNKNOW: TRANSACTION_NOT_TYPE,
+}
+
+
+class RejectedExecutionError(RuntimeError):
+    """The check executor's queue is full (Java: RejectedExecutionException from the AbortPolicy)."""
+
+
+class CheckExecutor:
+    """The check executor of a transactional producer: a task submitted when workers and queue are full is refused.
+
+    ``max_threads`` workers and a queue of ``capacity``.
+
+    Java: the ThreadPoolExecutor of DefaultMQProducerImpl#initTransactionEnv (a LinkedBlockingQueue of
+    checkRequestHoldMax, AbortPolicy)
+    """
+
+    def __init__(self, executor: Executor, max_threads: int, capacity: int):
+        self.executor = executor
+        self.limit = max_threads + capacity
+        self.waiting = 0  # queued or running
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[[], Any]) -> Any:
+        """Queue ``fn``, or raise ``RejectedExecutionError``."""
+        with self._lock:
+            if self.waiting >= self.limit:
+                raise RejectedExecutionError(f"check request queue full ({self.limit} queued or running)")
+            self.waiting += 1
+
+        def task() -> Any:
+            try:
+                return fn()
+            finally:
+                with self._lock:
+                    self.waiting -= 1
+
+        return self.executor.submit(task)
+
+    def shutdown(self) -> None:
+        """Refuse further tasks."""
+        self.executor.shutdown()
 
 
 def _clone_message(msg: Message) -> Message:
@@ -109,6 +177,8 @@ class DefaultMQProducerImpl:
         self.zip_compress_level = ZIP_COMPRESS_LEVEL
         self.mq_fault_strategy = MQFaultStrategy(runtime.now_ms, runtime.random)
         self.id_setter = MessageClientIDSetter.for_runtime(runtime)
+        self.check_executor: CheckExecutor | Executor | None = None  # transactional producers only
+        self.send_message_hook_list: list[SendMessageHook] = []
 
     def _trace(self, event: str, **fields: Any) -> None:
         self.runtime.trace_event(COMPONENT, event, **fields)
@@ -481,6 +551,7 @@ class DefaultMQProducerImpl:
         producer = self.default_mq_producer
         broker_addr = mix_all.broker_vip_channel(producer.vip_channel_enabled, broker_addr)
         prev_body = msg.body
+        context: SendMessageContext | None = None
         try:
             if not isinstance(msg, MessageBatch):
                 self.id_setter.set_uniq_id(msg)  # only if absent: a retry keeps the first id
@@ -490,6 +561,7 @@ class DefaultMQProducerImpl:
                 sys_flag |= MessageSysFlag.COMPRESSED_FLAG
             if (msg.get_property(mc.PROPERTY_TRANSACTION_PREPARED) or "").lower() == "true":
                 sys_flag |= MessageSysFlag.TRANSACTION_PREPARED_TYPE
+            context = self._send_message_hook_before(msg, mq, broker_addr, communication_mode)
             header = self._request_header(msg, mq, int(sys_flag))
             self._trace(
                 "sendKernelImpl",
@@ -509,7 +581,7 @@ class DefaultMQProducerImpl:
                 cost = self.runtime.now_ms() - begin
                 if timeout < cost:
                     raise RemotingTooMuchRequestException("sendKernelImpl call timeout")
-                return api.send_message(
+                send_result = api.send_message(
                     broker_addr,
                     mq.broker_name,
                     to_send,
@@ -520,24 +592,88 @@ class DefaultMQProducerImpl:
                     topic_publish_info,
                     factory,
                     producer.retry_times_when_send_async_failed,
-                    None,
+                    context,
                     self,
                 )
-            cost = self.runtime.now_ms() - begin
-            if timeout < cost:
-                raise RemotingTooMuchRequestException("sendKernelImpl call timeout")
-            return api.send_message(
-                broker_addr,
-                mq.broker_name,
-                msg,
-                header,
-                timeout - cost,
-                communication_mode,
-                context=None,
-                producer=self,
-            )
+            else:
+                cost = self.runtime.now_ms() - begin
+                if timeout < cost:
+                    raise RemotingTooMuchRequestException("sendKernelImpl call timeout")
+                send_result = api.send_message(
+                    broker_addr,
+                    mq.broker_name,
+                    msg,
+                    header,
+                    timeout - cost,
+                    communication_mode,
+                    context=context,
+                    producer=self,
+                )
+            if context is not None:  # an async send has no result yet: the hook hears it again from the callback
+                context.send_result = send_result
+                self.execute_send_message_hook_after(context)
+            return send_result
+        except (RemotingException, MQBrokerException) as exc:
+            if context is not None:
+                context.exception = exc
+                self.execute_send_message_hook_after(context)
+            raise
         finally:
             msg.body = prev_body
+
+    # -- send-message hooks (message traces) ----------------------------------------------------------------
+    def register_send_message_hook(self, hook: SendMessageHook) -> None:
+        """Java: DefaultMQProducerImpl#registerSendMessageHook."""
+        self.send_message_hook_list.append(hook)
+
+    def has_send_message_hook(self) -> bool:
+        """Java: DefaultMQProducerImpl#hasSendMessageHook."""
+        return bool(self.send_message_hook_list)
+
+    def execute_send_message_hook_before(self, context: SendMessageContext) -> None:
+        """Every hook's before-call; a hook's failure is only recorded. Java: #executeSendMessageHookBefore."""
+        for hook in self.send_message_hook_list:
+            try:
+                hook.send_message_before(context)
+            except Exception as exc:  # Java logs "failed to executeSendMessageHookBefore"
+                self._trace("sendMessageHookFailed", hook=hook.hook_name(), error=repr(exc))
+
+    def execute_send_message_hook_after(self, context: SendMessageContext) -> None:
+        """Every hook's after-call; a hook's failure is only recorded. Java: #executeSendMessageHookAfter."""
+        for hook in self.send_message_hook_list:
+            try:
+                hook.send_message_after(context)
+            except Exception as exc:  # Java logs "failed to executeSendMessageHookAfter"
+                self._trace("sendMessageHookFailed", hook=hook.hook_name(), error=repr(exc))
+
+    def _send_message_hook_before(
+        self, msg: Message, mq: MessageQueue, broker_addr: str, communication_mode: CommunicationMode
+    ) -> SendMessageContext | None:
+        """The attempt's SendMessageContext after the before-hooks ran (None without hooks).
+
+        The message type is Trans_Msg_Half for a prepared message, Delay_Msg when a delay level or
+        ``__STARTDELIVERTIME`` is set (the later test wins), else Normal_Msg.
+
+        Java: the hook block of DefaultMQProducerImpl#sendKernelImpl
+        """
+        if not self.has_send_message_hook():
+            return None
+        context = SendMessageContext(
+            producer=self,
+            producer_group=self.default_mq_producer.producer_group,
+            communication_mode=communication_mode,
+            born_host=self.default_mq_producer.client_ip,
+            broker_addr=broker_addr,
+            message=msg,
+            mq=mq,
+        )
+        if msg.get_property(mc.PROPERTY_TRANSACTION_PREPARED) == "true":
+            context.msg_type = MessageType.Trans_Msg_Half
+        delayed = msg.get_property(START_DELIVER_TIME) is not None
+        if delayed or msg.get_property(mc.PROPERTY_DELAY_TIME_LEVEL) is not None:
+            context.msg_type = MessageType.Delay_Msg
+        self.execute_send_message_hook_before(context)
+        return context
 
     def _request_header(self, msg: Message, mq: MessageQueue, sys_flag: int) -> SendMessageRequestHeader:
         """The send header; for a retry topic the reconsume counters move from properties to ``j`` / ``l``.
@@ -623,6 +759,216 @@ class DefaultMQProducerImpl:
             raise MQClientException("select message queue return null.")
         return self.send_kernel_impl(msg, mq, communication_mode, send_callback, None, timeout - cost)
 
+    # -- transactions ----------------------------------------------------------------------------------------
+    def init_transaction_env(self) -> None:
+        """Make the check executor: the producer's ``executor_service`` if set, else a bounded one.
+
+        The bounded one has ``check_thread_pool_max_size`` (1) thread and a queue of ``check_request_hold_max``
+        (2000) that refuses more.
+
+        Java: DefaultMQProducerImpl#initTransactionEnv
+        """
+        producer: Any = self.default_mq_producer
+        if getattr(producer, "executor_service", None) is not None:
+            self.check_executor = producer.executor_service
+        else:
+            threads = producer.check_thread_pool_max_size
+            executor = self.runtime.scheduler.new_executor("TransactionCheckThread_", threads)
+            self.check_executor = CheckExecutor(executor, threads, producer.check_request_hold_max)
+
+    def destroy_transaction_env(self) -> None:
+        """Java: DefaultMQProducerImpl#destroyTransactionEnv."""
+        if self.check_executor is not None:
+            self.check_executor.shutdown()
+
+    def get_check_listener(self) -> TransactionListener | None:
+        """The producer's TransactionListener (a TransactionMQProducer's), else None.
+
+        Java: DefaultMQProducerImpl#getCheckListener
+        """
+        return getattr(self.default_mq_producer, "transaction_listener", None)
+
+    def send_message_in_transaction(self, msg: Message, arg: Any = None) -> TransactionSendResult:
+        """Send ``msg`` as a half message, run the local transaction, end it with END_TRANSACTION (oneway).
+
+        Steps, in Java's order: a listener is required; a delay level is dropped; the message is checked;
+        TRAN_MSG=true and PGROUP are put; a plain synchronous send (retries included); on SEND_OK the listener's
+        ``execute_local_transaction`` (None or an exception counts as UNKNOW); a flush/slave status rolls back
+        without running it; then ``end_transaction`` (its failure is only traced).
+
+        Java: DefaultMQProducerImpl#sendMessageInTransaction
+
+        Raises:
+            MQClientException: no listener ("tranExecutor is null"), a bad message, or the half message could
+                not be sent ("send message Exception").
+        """
+        listener = self.get_check_listener()
+        if listener is None:
+            raise MQClientException("tranExecutor is null")
+        if msg.get_delay_time_level() != 0:
+            msg.clear_property(mc.PROPERTY_DELAY_TIME_LEVEL)  # transactional messages cannot be delayed
+        validators.check_message(msg, self.default_mq_producer.max_message_size)
+        msg.put_property(mc.PROPERTY_TRANSACTION_PREPARED, "true")
+        msg.put_property(mc.PROPERTY_PRODUCER_GROUP, self.default_mq_producer.producer_group or "")
+        self._trace("sendMessageInTransaction", topic=msg.topic, group=self.default_mq_producer.producer_group)
+        try:
+            send_result = self.send(msg)
+        except Exception as exc:
+            raise MQClientException("send message Exception", cause=exc) from exc
+        state = LocalTransactionState.UNKNOW
+        local_exception: BaseException | None = None
+        if send_result.send_status is SendStatus.SEND_OK:
+            state, local_exception = self._execute_local_transaction(listener, msg, arg, send_result)
+        elif send_result.send_status in (
+            SendStatus.FLUSH_DISK_TIMEOUT,
+            SendStatus.FLUSH_SLAVE_TIMEOUT,
+            SendStatus.SLAVE_NOT_AVAILABLE,
+        ):
+            state = LocalTransactionState.ROLLBACK_MESSAGE
+        try:
+            self.end_transaction(msg, send_result, state, local_exception)
+        except Exception as exc:  # Java: log.warn("local transaction execute ..., but end broker transaction failed")
+            self._trace("endTransactionFailed", state=state.name, error=_describe(exc))
+        return TransactionSendResult(
+            send_status=send_result.send_status,
+            msg_id=send_result.msg_id,
+            message_queue=send_result.message_queue,
+            queue_offset=send_result.queue_offset,
+            transaction_id=send_result.transaction_id,
+            local_transaction_state=state,
+        )
+
+    def _execute_local_transaction(
+        self, listener: TransactionListener, msg: Message, arg: Any, send_result: SendResult
+    ) -> tuple[LocalTransactionState, BaseException | None]:
+        """The SEND_OK branch: transaction id from UNIQ_KEY, then the listener; (state, exception it raised)."""
+        try:
+            if send_result.transaction_id is not None:
+                msg.put_user_property("__transactionId__", send_result.transaction_id)
+            transaction_id = msg.get_property(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
+            if transaction_id:
+                msg.transaction_id = transaction_id
+            state = listener.execute_local_transaction(msg, arg)
+            if state is None:
+                state = LocalTransactionState.UNKNOW
+            self._trace("executeLocalTransaction", transactionId=msg.transaction_id, state=state.name)
+            return state, None
+        except Exception as exc:  # Java catches Throwable: the state stays UNKNOW
+            self._trace("executeLocalTransaction", transactionId=msg.transaction_id, error=_describe(exc))
+            return LocalTransactionState.UNKNOW, exc
+
+    def end_transaction(
+        self,
+        msg: Message,
+        send_result: SendResult,
+        local_transaction_state: LocalTransactionState,
+        local_exception: BaseException | None,
+    ) -> None:
+        """END_TRANSACTION (oneway) to the half message's broker with the decision.
+
+        The header names the half record: its commitlog offset (decoded from ``offsetMsgId``, else ``msgId``) and
+        its queue offset in RMQ_SYS_TRANS_HALF_TOPIC (``send_result.queue_offset``).
+
+        Java: DefaultMQProducerImpl#endTransaction
+        """
+        message_id = decode_message_id(
+            send_result.offset_msg_id if send_result.offset_msg_id is not None else send_result.msg_id or ""
+        )
+        assert send_result.message_queue is not None
+        broker_addr = self._factory.find_broker_address_in_publish(send_result.message_queue.broker_name)
+        header = EndTransactionRequestHeader(
+            producer_group=self.default_mq_producer.producer_group,
+            tran_state_table_offset=send_result.queue_offset,
+            commit_log_offset=message_id.offset,
+            commit_or_rollback=_END_TYPE[local_transaction_state],
+            from_transaction_check=False,
+            msg_id=send_result.msg_id,
+            transaction_id=send_result.transaction_id,
+        )
+        # Java: "executeLocalTransactionBranch exception: " + exception.toString()
+        remark = (
+            f"executeLocalTransactionBranch exception: {_java_to_string(local_exception)}"
+            if local_exception is not None
+            else None
+        )
+        self._trace(
+            "endTransaction",
+            addr=broker_addr,
+            state=local_transaction_state.name,
+            commitLogOffset=header.commit_log_offset,
+            tranStateTableOffset=header.tran_state_table_offset,
+        )
+        self._factory.mq_client_api_impl.end_transaction_oneway(
+            broker_addr, header, remark, self.default_mq_producer.send_msg_timeout
+        )
+
+    def check_transaction_state(self, addr: str, msg: MessageExt, header: CheckTransactionStateRequestHeader) -> None:
+        """Queue the answer to a broker's check on the check executor.
+
+        The task asks the listener's ``check_local_transaction`` (an exception counts as UNKNOW, with a remark)
+        and sends END_TRANSACTION (fromTransactionCheck=true, oneway, 3 s) to the broker that asked, with the
+        check's offsets.
+
+        Java: DefaultMQProducerImpl#checkTransactionState
+
+        Raises:
+            RejectedExecutionError: the check executor's queue is full (the check is dropped).
+        """
+        group = self.default_mq_producer.producer_group
+
+        def run() -> None:
+            listener = self.get_check_listener()
+            if listener is None:
+                self._trace("checkTransactionStateNoListener", group=group)
+                return
+            state = LocalTransactionState.UNKNOW
+            exception: BaseException | None = None
+            try:
+                answer = listener.check_local_transaction(msg)
+                state = answer if answer is not None else LocalTransactionState.UNKNOW
+            except Exception as exc:  # Java catches Throwable
+                exception = exc
+            self._process_transaction_state(addr, msg, header, state, group, exception)
+
+        assert self.check_executor is not None, "a transactional producer: start() first"
+        self.check_executor.submit(run)
+
+    def _process_transaction_state(
+        self,
+        addr: str,
+        msg: MessageExt,
+        check_header: CheckTransactionStateRequestHeader,
+        state: LocalTransactionState,
+        producer_group: str | None,
+        exception: BaseException | None,
+    ) -> None:
+        """The END_TRANSACTION that answers a check.
+
+        Java: the processTransactionState step of DefaultMQProducerImpl#checkTransactionState
+        """
+        unique_key = (msg.properties or {}).get(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
+        if unique_key is None:
+            unique_key = msg.msg_id
+        header = EndTransactionRequestHeader(
+            producer_group=producer_group,
+            tran_state_table_offset=check_header.tran_state_table_offset,
+            commit_log_offset=check_header.commit_log_offset,
+            commit_or_rollback=_END_TYPE[state],
+            from_transaction_check=True,
+            msg_id=unique_key,
+            transaction_id=check_header.transaction_id,
+        )
+        remark = (
+            f"checkLocalTransactionState Exception: {exception_simple_desc(exception)}"
+            if exception is not None
+            else None
+        )
+        self._trace("checkLocalTransaction", addr=addr, msgId=unique_key, state=state.name)
+        try:
+            self._factory.mq_client_api_impl.end_transaction_oneway(addr, header, remark, CHECK_ANSWER_TIMEOUT_MILLIS)
+        except Exception as exc:  # Java: log.error("endTransactionOneway exception", e)
+            self._trace("endTransactionOnewayFailed", error=_describe(exc))
+
     # -- admin -----------------------------------------------------------------------------------------------
     def create_topic(self, key: str, new_topic: str, queue_num: int, topic_sys_flag: int = 0) -> None:
         """Java: DefaultMQProducerImpl#createTopic."""
@@ -660,6 +1006,12 @@ class DefaultMQProducerImpl:
         """Java: DefaultMQProducerImpl#viewMessage."""
         self.make_sure_state_ok()
         return self._factory.mq_admin_impl.view_message(msg_id)
+
+
+def _java_to_string(exc: BaseException) -> str:
+    """``Throwable#toString``: the class name, then ": message" when there is one."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,8 +5,10 @@ a new TopicPublishInfo whenever a route changes (``update_topic_publish_info``),
 producer's info for a topic is empty (``is_publish_topic_need_update``).
 
 Java: org.apache.rocketmq.client.impl.producer.MQProducerInner (rocketmq-all-4.9.3)
-Left out: the transaction-check methods (``checkListener``, ``getCheckListener``, ``checkTransactionState``):
-transactions are out of mqlab's scope.
+A broker's CHECK_TRANSACTION_STATE reaches the producer of the message's group through
+``check_transaction_state``.
+
+Left out: ``checkListener`` (the deprecated TransactionCheckListener) and ``getCheckListener``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from mqlab.client.impl.producer.topic_publish_info import TopicPublishInfo
+    from mqlab.common.message.message_ext import MessageExt
+    from mqlab.common.protocol.header.check_transaction_state_request_header import (
+        CheckTransactionStateRequestHeader,
+    )
 
 
 class MQProducerInner(Protocol):
@@ -43,4 +49,13 @@ class MQProducerInner(Protocol):
 
     def is_unit_mode(self) -> bool:
         """Java: MQProducerInner#isUnitMode."""
+        ...
+
+    def check_transaction_state(
+        self, addr: str, msg: MessageExt, check_request_header: CheckTransactionStateRequestHeader
+    ) -> None:
+        """Answer a broker's transaction check (later, with END_TRANSACTION to ``addr``).
+
+        Java: MQProducerInner#checkTransactionState
+        """
         ...

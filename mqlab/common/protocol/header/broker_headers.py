@@ -311,6 +311,77 @@ class GetAllTopicConfigResponseHeader(CommandCustomHeader):
     """Java: GetAllTopicConfigResponseHeader."""
 
 
+# -- admin requests: broker config, producers, groups, relayed consumer calls, queues ------------------------
+@dataclass
+class GetBrokerConfigResponseHeader(CommandCustomHeader):
+    """Java: GetBrokerConfigResponseHeader (``version``: the configuration's DataVersion as JSON)."""
+
+    version: str | None = field(default=None, metadata={"required": True})
+
+
+@dataclass
+class GetProducerConnectionListRequestHeader(CommandCustomHeader):
+    """Java: GetProducerConnectionListRequestHeader."""
+
+    producer_group: str | None = field(default=None, metadata={"required": True})
+
+
+@dataclass
+class DeleteSubscriptionGroupRequestHeader(CommandCustomHeader):
+    """Java: DeleteSubscriptionGroupRequestHeader (a primitive boolean: always sent)."""
+
+    group_name: str | None = field(default=None, metadata={"required": True})
+    remove_offset: bool = False
+
+
+@dataclass
+class GetConsumerRunningInfoRequestHeader(CommandCustomHeader):
+    """Java: GetConsumerRunningInfoRequestHeader."""
+
+    consumer_group: str | None = field(default=None, metadata={"required": True})
+    client_id: str | None = field(default=None, metadata={"required": True})
+    jstack_enable: bool = False
+
+
+@dataclass
+class ConsumeMessageDirectlyResultRequestHeader(CommandCustomHeader):
+    """Java: ConsumeMessageDirectlyResultRequestHeader (``msg_id``: an offsetMsgId; the broker adds its name)."""
+
+    consumer_group: str | None = field(default=None, metadata={"required": True})
+    client_id: str | None = None
+    msg_id: str | None = None
+    broker_name: str | None = None
+
+
+@dataclass
+class QueryConsumeQueueRequestHeader(CommandCustomHeader):
+    """Java: QueryConsumeQueueRequestHeader (no field is marked required; the numbers are primitives)."""
+
+    topic: str | None = None
+    queue_id: int = 0
+    index: int = 0
+    count: int = 0
+    consumer_group: str | None = None
+
+
+@dataclass
+class CloneGroupOffsetRequestHeader(CommandCustomHeader):
+    """Java: CloneGroupOffsetRequestHeader."""
+
+    src_group: str | None = field(default=None, metadata={"required": True})
+    dest_group: str | None = field(default=None, metadata={"required": True})
+    topic: str | None = None
+    offline: bool = False
+
+
+@dataclass
+class QueryConsumeTimeSpanRequestHeader(CommandCustomHeader):
+    """Java: QueryConsumeTimeSpanRequestHeader."""
+
+    topic: str | None = field(default=None, metadata={"required": True})
+    group: str | None = field(default=None, metadata={"required": True})
+
+
 def create_send_message_request_header_v2(v1: SendMessageRequestHeader) -> SendMessageRequestHeaderV2:
     """The short-named form a Java producer sends. Java: SendMessageRequestHeaderV2#createSendMessageRequestHeaderV2."""
     return SendMessageRequestHeaderV2(

@@ -204,7 +204,7 @@ def test_timestamp_searches_the_consume_timestamp_but_a_retry_topic_starts_at_it
     assert factory.mq_admin_impl.searched == [(queue(0), 1_649_998_800_000)]  # 05:00:00 UTC, the runtime's zone
     assert rebalance.compute_pull_from_where_with_exception(queue(0, RETRY)) == 5
     assert parse_consume_timestamp("2022041505", world.tz) is None
-    assert parse_consume_timestamp("20221315050000", world.tz) is None
+    assert parse_consume_timestamp("20221315050000", world.tz) == 1_673_758_800_000  # lenient: 2023-01-15 05:00
 
 
 @pytest.mark.spec("REB-7")
@@ -273,3 +273,26 @@ def test_an_orderly_queue_being_consumed_is_not_given_up(monkeypatch):
     assert owned(rebalance) == [0]  # dropped, but still in the table: removal refused
     assert pq.dropped and pq.try_unlock_times == 1
     assert factory.mq_client_api_impl.unlocks == []
+
+
+@pytest.mark.spec("AUDIT-5")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("20240230120000", "2024-03-01 12:00:00"),  # 30 February rolls over to 1 March
+        ("20231301000000", "2024-01-01 00:00:00"),  # month 13: January of the next year
+        ("20240300000000", "2024-02-29 00:00:00"),  # day 00: the last day of the month before
+        ("20240101240000", "2024-01-02 00:00:00"),  # hour 24: the next day
+        ("20240101123456extra", "2024-01-01 12:34:56"),  # DateFormat#parse need not use the whole text
+        ("2024010112345", None),  # too short
+        ("2024-01-01 12:00", None),
+    ],
+)
+def test_consume_timestamp_is_read_leniently_as_java_parse_date(text, expected):
+    from datetime import UTC, datetime
+
+    millis = parse_consume_timestamp(text, UTC)
+    if expected is None:
+        assert millis is None
+    else:
+        assert datetime.fromtimestamp(millis / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S") == expected

@@ -56,6 +56,13 @@ class GetRouteInfoRequestHeader(CommandCustomHeader):
 
 
 @dataclass
+class DeleteTopicFromNamesrvRequestHeader(CommandCustomHeader):
+    """Java: DeleteTopicFromNamesrvRequestHeader."""
+
+    topic: str | None = field(default=None, metadata=_REQ)
+
+
+@dataclass
 class PutKVConfigRequestHeader(CommandCustomHeader):
     """Java: PutKVConfigRequestHeader."""
 

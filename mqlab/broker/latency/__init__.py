@@ -1,0 +1,1 @@
+"""Broker fast failure: bounded processor pools and the sweeper that answers requests waiting too long."""

@@ -1,0 +1,1 @@
+"""Transactional (half) messages on the broker: the check service and the check listener."""

@@ -1,0 +1,1 @@
+"""Client hooks: code that runs around each send and each consume call (message traces use them)."""

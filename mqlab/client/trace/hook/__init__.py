@@ -1,0 +1,1 @@
+"""The send and consume hooks that turn client events into trace contexts."""

@@ -1,0 +1,1 @@
+"""Java: org.apache.rocketmq.tools.command.queue."""

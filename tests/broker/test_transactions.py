@@ -1,0 +1,463 @@
+"""Transactional messages on the broker, driven by a raw client: half messages, END_TRANSACTION, the check.
+
+Every stored record is read back as bytes and decoded with the record layout, so the sysflags, properties strings,
+topics and queue ids are those 4.9.3 writes.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from mqlab.common.message import message_const as mc
+from mqlab.common.message import message_decoder
+from mqlab.common.message import message_record_layout as layout
+from mqlab.common.message.message_decoder import decode_message_id
+from mqlab.common.protocol.header.check_transaction_state_request_header import CheckTransactionStateRequestHeader
+from mqlab.common.protocol.header.end_transaction_request_header import EndTransactionRequestHeader
+from mqlab.common.protocol.request_code import RequestCode
+from mqlab.common.protocol.response_code import ResponseCode
+from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.common.topic import topic_validator as tv
+from mqlab.store.config.broker_role import BrokerRole
+from tests.broker.cluster import BROKER_IP, SIM_BROKER_PORT
+
+HALF, OP, DISCARD = tv.RMQ_SYS_TRANS_HALF_TOPIC, tv.RMQ_SYS_TRANS_OP_HALF_TOPIC, tv.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC
+GROUP = "TXG"
+COMMIT, ROLLBACK, UNKNOWN = 8, 12, 0
+PREPARED = int(MessageSysFlag.TRANSACTION_PREPARED_TYPE)
+TRAN_MASK = int(MessageSysFlag.TRANSACTION_ROLLBACK_TYPE)
+
+
+# -- helpers ----------------------------------------------------------------------------------------------------
+def half_message(client, body=b"half", tags="TagA", keys="k1", group=GROUP):
+    msg = client.message("TopicTest", body, tags=tags, keys=keys)
+    msg.put_property(mc.PROPERTY_TRANSACTION_PREPARED, "true")
+    msg.put_property(mc.PROPERTY_PRODUCER_GROUP, group)
+    return msg
+
+
+def send_half(client, queue_id=2, **kwargs):
+    """A half message as DefaultMQProducerImpl sends it (TRAN_MSG, PGROUP, sysflag 0x4); (msg, response)."""
+    msg = half_message(client, **kwargs)
+    response = client.send(msg, queue_id, sys_flag=PREPARED)
+    assert response.code == ResponseCode.SUCCESS, response.remark
+    return msg, response
+
+
+def end_header(response, state, *, group=GROUP, from_check=False, **overrides):
+    header = EndTransactionRequestHeader(
+        producer_group=group,
+        tran_state_table_offset=int(response.ext_fields["queueOffset"]),
+        commit_log_offset=decode_message_id(response.ext_fields["msgId"]).offset,
+        commit_or_rollback=state,
+        from_transaction_check=from_check,
+        msg_id=response.ext_fields["msgId"],
+    )
+    for name, value in overrides.items():
+        setattr(header, name, value)
+    return header
+
+
+def end(client, header, remark=None):
+    request = client.request(RequestCode.END_TRANSACTION, header)
+    request.remark = remark
+    return client.remoting.invoke_sync(client.broker_addr, request, 3000)
+
+
+def records(cluster, topic, queue_id=0):
+    """(raw record, decoded message, ConsumeQueue unit) of every ConsumeQueue entry of a queue."""
+    cluster.run_for(50)
+    store = cluster.controller.message_store
+    found = []
+    queue = store.find_consume_queue(topic, queue_id)
+    for offset in range(queue.get_min_offset_in_queue(), queue.get_max_offset_in_queue()):
+        unit = struct.unpack(">qiq", queue.get_index_buffer(offset).data[:20])
+        data = store.select_one_message_by_offset(unit[0], unit[1]).data
+        found.append((layout.decode_raw(data), message_decoder.decode(data), unit))
+    return found
+
+
+def keys_of(raw):
+    """The property names of a stored properties string, in stored order."""
+    return [pair.split("\x01")[0] for pair in raw.properties.decode().split("\x02")]
+
+
+# -- half messages ----------------------------------------------------------------------------------------------
+@pytest.mark.spec("TXN-5")
+def test_a_half_message_is_stored_in_the_half_topic_queue_0_with_its_real_topic_and_queue(cluster):
+    client = cluster.client()
+    _, response = send_half(client, queue_id=2)
+    header = response.ext_fields
+    assert (header["queueId"], header["queueOffset"]) == ("2", "0")  # the real queue, the half queue's offset
+    assert "transactionId" not in header  # never set by a 4.9.3 broker
+    [(raw, stored, unit)] = records(cluster, HALF)
+    assert (raw.topic, raw.queue_id, raw.queue_offset) == (HALF.encode(), 0, 0)
+    assert raw.sys_flag & TRAN_MASK == 0  # TRANSACTION_NOT_TYPE: dispatched like a normal message
+    assert raw.physical_offset == decode_message_id(header["msgId"]).offset
+    assert raw.prepared_transaction_offset == 0
+    assert keys_of(raw) == [
+        "REAL_TOPIC",
+        "KEYS",
+        "TRAN_MSG",
+        "UNIQ_KEY",
+        "CLUSTER",
+        "PGROUP",
+        "WAIT",
+        "TAGS",
+        "REAL_QID",
+    ]  # WAIT is back in the string: the half message's properties are serialised again from the map
+    assert (stored.get_property("REAL_TOPIC"), stored.get_property("REAL_QID")) == ("TopicTest", "2")
+    assert stored.get_property(mc.PROPERTY_WAIT_STORE_MSG_OK) == "true"
+    assert unit[2] == java_hash("TagA")  # the ConsumeQueue unit carries the tags code
+    # nothing for consumers: the real topic's queues are empty, and no topic config was made for the half topic
+    store = cluster.controller.message_store
+    assert all(store.get_max_offset_in_queue("TopicTest", q) == 0 for q in range(4))
+    assert cluster.controller.topic_config_manager.select_topic_config(HALF) is None
+
+
+def java_hash(text: str) -> int:
+    h = 0
+    for ch in text:
+        h = (31 * h + ord(ch)) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+@pytest.mark.spec("TXN-5")
+def test_the_branch_keys_on_the_property_not_on_sysflag_0x4(cluster):
+    client = cluster.client()
+    msg = client.message("TopicTest", b"prepared", tags="TagA")
+    response = client.send(msg, 1, sys_flag=PREPARED)
+    assert (response.code, response.ext_fields["queueOffset"]) == (ResponseCode.SUCCESS, "0")
+    cluster.run_for(50)
+    store = cluster.controller.message_store
+    # stored in the real topic as a PREPARED record: queue offset 0, not in the ConsumeQueue, but indexed
+    assert store.get_max_offset_in_queue("TopicTest", 1) == 0
+    raw = layout.decode_raw(store.select_one_message_by_offset(0).data)
+    assert (raw.topic, raw.sys_flag & TRAN_MASK, raw.queue_offset) == (b"TopicTest", PREPARED, 0)
+    assert store.get_max_offset_in_queue(HALF, 0) == 0
+
+
+# -- END_TRANSACTION ----------------------------------------------------------------------------------------------
+@pytest.mark.spec("TXN-6", "TXN-7")
+def test_commit_stores_a_commit_record_in_the_real_queue_and_an_op_message(cluster):
+    client = cluster.client()
+    _, response = send_half(client, queue_id=2)
+    [(half_raw, _, _)] = records(cluster, HALF)
+    answer = end(client, end_header(response, COMMIT))
+    assert (answer.code, answer.remark) == (ResponseCode.SUCCESS, None)
+    [(raw, stored, unit)] = records(cluster, "TopicTest", 2)
+    assert (raw.topic, raw.queue_id, raw.queue_offset) == (b"TopicTest", 2, 0)
+    assert raw.sys_flag & TRAN_MASK == int(MessageSysFlag.TRANSACTION_COMMIT_TYPE)
+    assert raw.prepared_transaction_offset == half_raw.physical_offset
+    assert (raw.body, raw.born_timestamp, raw.born_host) == (half_raw.body, half_raw.born_timestamp, half_raw.born_host)
+    # serialised before REAL_TOPIC / REAL_QID / TRAN_MSG were removed from the map: all still stored
+    assert raw.properties == half_raw.properties
+    assert stored.get_property(mc.PROPERTY_TRANSACTION_PREPARED) == "true"
+    assert unit[2] == java_hash("TagA")  # recomputed from TAGS at dispatch
+    [(op_raw, op, op_unit)] = records(cluster, OP)
+    assert (op_raw.topic, op_raw.queue_id, op_raw.queue_offset, op_raw.body) == (OP.encode(), 0, 0, b"0")
+    assert (op_raw.sys_flag, op_raw.flag, op_unit[2]) == (0, 0, 100)  # "d".hashCode()
+    assert op_raw.properties == b"WAIT\x01true\x02TAGS\x01d"  # no UNIQ_KEY, WAIT=false never stored
+    broker_host = f"{BROKER_IP}:{SIM_BROKER_PORT}"
+    assert str(op.born_host) == str(op.store_host) == broker_host
+
+
+@pytest.mark.spec("TXN-7")
+def test_rollback_writes_only_the_op_message(cluster):
+    client = cluster.client()
+    _, response = send_half(client, queue_id=1)
+    answer = end(client, end_header(response, ROLLBACK), remark="local rollback")
+    # Java builds the answer with createResponseCommand(null) and only sets the code: the default remark stays
+    assert (answer.code, answer.remark) == (ResponseCode.SUCCESS, "not set any response code")
+    assert records(cluster, "TopicTest", 1) == []
+    [(op_raw, _, _)] = records(cluster, OP)
+    assert op_raw.body == b"0"
+    store = cluster.controller.message_store
+    assert store.get_max_phy_offset() == sum(r[0].total_size for r in records(cluster, HALF) + records(cluster, OP))
+
+
+@pytest.mark.spec("TXN-6")
+def test_unknown_state_changes_nothing_and_gets_no_answer(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    before = cluster.controller.message_store.get_max_phy_offset()
+    for from_check in (False, True):
+        request = client.request(RequestCode.END_TRANSACTION, end_header(response, UNKNOWN, from_check=from_check))
+        client.remoting.invoke_oneway(client.broker_addr, request, 3000)
+    cluster.run_for(100)
+    assert cluster.controller.message_store.get_max_phy_offset() == before
+    assert any(
+        e.component == "EndTransactionProcessor" and e.fields.get("state") == "UNKNOW" for e in cluster.world.trace
+    )
+
+
+@pytest.mark.spec("TXN-8")
+def test_end_transaction_checks_group_queue_offset_and_commitlog_offset_in_that_order(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    cases = [
+        ({"producer_group": "OTHER", "tran_state_table_offset": 9}, "The producer group wrong"),
+        ({"tran_state_table_offset": 9}, "The transaction state table offset wrong"),
+        ({"commit_log_offset": 7}, "Find prepared transaction message failed"),  # not the start of a record
+        ({"commit_log_offset": 10_000_000}, "Find prepared transaction message failed"),
+    ]
+    for overrides, remark in cases:
+        for state in (COMMIT, ROLLBACK):
+            answer = end(client, end_header(response, state, **overrides))
+            assert (answer.code, answer.remark) == (ResponseCode.SYSTEM_ERROR, remark)
+    # a second half message: pointing the offsets of one at the other fails on the commitlog offset
+    _, second = send_half(client)
+    header = end_header(second, COMMIT, tran_state_table_offset=1)
+    header.commit_log_offset = decode_message_id(second.ext_fields["msgId"]).offset
+    assert end(client, header).code == ResponseCode.SUCCESS
+    wrong = end_header(response, COMMIT, tran_state_table_offset=0)
+    wrong.commit_log_offset = decode_message_id(second.ext_fields["msgId"]).offset
+    answer = end(client, wrong)
+    assert (answer.code, answer.remark) == (ResponseCode.SYSTEM_ERROR, "The transaction state table offset wrong")
+    assert [r[1].body for r in records(cluster, "TopicTest", 2)] == [b"half"]  # only the good commit
+
+
+@pytest.mark.spec("TXN-8")
+def test_a_commit_or_rollback_value_outside_0_8_12_is_refused_by_the_header(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    answer = end(client, end_header(response, 4))
+    assert answer.code == ResponseCode.SYSTEM_ERROR
+    assert "commitOrRollback field wrong" in answer.remark
+    with pytest.raises(Exception, match="commitOrRollback field wrong"):
+        EndTransactionRequestHeader(commit_or_rollback=5).check_fields()
+
+
+@pytest.mark.spec("TXN-8")
+def test_a_slave_refuses_end_transaction(make_cluster):
+    cluster = make_cluster(store={"broker_role": BrokerRole.SLAVE})
+    client = cluster.client()
+    header = EndTransactionRequestHeader(GROUP, 0, 0, COMMIT, False, "X")
+    assert end(client, header).code == ResponseCode.SLAVE_NOT_AVAILABLE
+    assert cluster.controller.transactional_message_check_service._started is False
+
+
+@pytest.mark.spec("TXN-9")
+def test_every_commit_that_passes_the_checks_stores_another_copy(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    for _ in range(2):
+        assert end(client, end_header(response, COMMIT)).code == ResponseCode.SUCCESS
+    assert [r[0].queue_offset for r in records(cluster, "TopicTest", 2)] == [0, 1]
+    assert [r[0].body for r in records(cluster, OP)] == [b"0", b"0"]
+
+
+@pytest.mark.spec("TXN-5")
+def test_reject_transaction_message_refuses_before_storing(make_cluster):
+    cluster = make_cluster(broker={"reject_transaction_message": True})
+    response = cluster.client().send(half_message(cluster.client("c2", "10.0.0.4")), 0, sys_flag=PREPARED)
+    assert response.code == ResponseCode.NO_PERMISSION
+    assert cluster.controller.message_store.get_max_phy_offset() == 0
+
+
+# -- the check ----------------------------------------------------------------------------------------------------
+class CheckRecorder:
+    """A producer-side processor that records CHECK_TRANSACTION_STATE requests (and answers nothing)."""
+
+    def __init__(self, runtime):
+        self.runtime = runtime
+        self.requests = []
+
+    def process_request(self, ctx, request):
+        self.requests.append((self.runtime.now_ms(), request))
+        return None
+
+    def reject_request(self):
+        return False
+
+
+def producer_client(cluster, node="producer", ip="10.0.0.5"):
+    client = cluster.client(node, ip)
+    recorder = CheckRecorder(client.runtime)
+    client.remoting.register_processor(RequestCode.CHECK_TRANSACTION_STATE, recorder)
+    assert client.heartbeat(producer=GROUP).code == ResponseCode.SUCCESS
+    return client, recorder
+
+
+def check_once(cluster):
+    controller = cluster.controller
+    summary = controller.transactional_message_check_service.run_once()
+    cluster.run_for(50)
+    return summary
+
+
+@pytest.mark.spec("TXN-10", "TXN-12")
+def test_the_check_copies_an_old_half_message_and_asks_a_producer_of_its_group(cluster):
+    client, recorder = producer_client(cluster)
+    _, response = send_half(client, queue_id=3)
+    cluster.run_for(50)
+    assert check_once(cluster).checked == []  # younger than transactionTimeOut (6 s): the walk stops
+    cluster.run_for(6_000)
+    summary = check_once(cluster)
+    assert (summary.checked, summary.half_offset) == ([0], (0, 1))
+    [(raw0, _, _), (raw1, copy, _)] = records(cluster, HALF)
+    assert raw1.queue_offset == 1 and raw1.flag == 0 and raw1.sys_flag & TRAN_MASK == 0
+    assert copy.get_property(mc.PROPERTY_TRANSACTION_CHECK_TIMES) == "1"
+    assert mc.PROPERTY_TRANSACTION_PREPARED_QUEUE_OFFSET not in copy.properties
+    assert raw1.born_timestamp == raw0.born_timestamp
+    [(_, request)] = recorder.requests
+    assert request.code == RequestCode.CHECK_TRANSACTION_STATE and request.is_oneway_rpc()
+    header = request.decode_command_custom_header(CheckTransactionStateRequestHeader)
+    uniq = copy.get_property(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX)
+    assert header == CheckTransactionStateRequestHeader(1, raw1.physical_offset, uniq, uniq, copy.msg_id)
+    body = message_decoder.decode(request.body)
+    assert (body.topic, body.queue_id, body.queue_offset, body.commit_log_offset) == (
+        "TopicTest",
+        3,
+        1,
+        raw1.physical_offset,
+    )
+    assert body.get_property(mc.PROPERTY_WAIT_STORE_MSG_OK) == "false"  # put into the shared map after the copy
+    # the group's offsets are ordinary consumer offsets of CID_RMQ_SYS_TRANS
+    offsets = cluster.controller.consumer_offset_manager
+    assert offsets.query_offset("CID_RMQ_SYS_TRANS", HALF, 0) == 1
+    assert cluster.controller.topic_config_manager.select_topic_config(HALF).perm == 6
+    # the producer answers (fromTransactionCheck) with the copy's offsets: committed, then retired by the op queue
+    answer = end(
+        client,
+        end_header(
+            response, COMMIT, from_check=True, tran_state_table_offset=1, commit_log_offset=raw1.physical_offset
+        ),
+    )
+    assert answer.code == ResponseCode.SUCCESS
+    assert [r[0].body for r in records(cluster, OP)] == [b"1"]
+    summary = check_once(cluster)
+    assert (summary.done, summary.half_offset, summary.op_offset) == ([1], (1, 2), (0, 1))
+    assert [r[1].get_property("TRANSACTION_CHECK_TIMES") for r in records(cluster, "TopicTest", 3)] == ["1"]
+
+
+@pytest.mark.spec("TXN-11")
+def test_an_op_message_retires_the_half_offset_without_a_check(cluster):
+    client, recorder = producer_client(cluster)
+    _, response = send_half(client)
+    assert end(client, end_header(response, ROLLBACK)).code == ResponseCode.SUCCESS
+    cluster.run_for(10_000)
+    summary = check_once(cluster)
+    assert (summary.checked, summary.done, summary.half_offset, summary.op_offset) == ([], [0], (0, 1), (0, 1))
+    assert recorder.requests == []
+    assert check_once(cluster).half_offset is None  # nothing new: the offsets stay
+
+
+@pytest.mark.spec("TXN-13")
+def test_without_any_producer_the_message_is_checked_until_the_maximum_then_discarded(make_cluster):
+    cluster = make_cluster(broker={"transaction_check_max": 3})
+    client = cluster.client()
+    send_half(client)
+    times = []
+    for _ in range(5):
+        cluster.run_for(7_000)
+        summary = check_once(cluster)
+        times.append((summary.checked, summary.discarded))
+    # three checks (counts 1, 2, 3), each on the newest copy; the fourth encounter discards; then nothing left
+    assert times == [([0], []), ([1], []), ([2], []), ([], [3]), ([], [])]
+    [(raw, moved, _)] = records(cluster, DISCARD)
+    assert (raw.topic, raw.queue_id) == (DISCARD.encode(), 0)
+    assert moved.get_property(mc.PROPERTY_TRANSACTION_CHECK_TIMES) == "3"
+    assert moved.get_property(mc.PROPERTY_REAL_TOPIC) == "TopicTest"
+    assert moved.get_property(mc.PROPERTY_TRANSACTION_PREPARED) == "true"
+    config = cluster.controller.topic_config_manager.select_topic_config(DISCARD)
+    assert (config.read_queue_nums, config.write_queue_nums, config.perm) == (1, 1, 6)
+    assert records(cluster, OP) == []  # a discard writes no op message
+    assert records(cluster, "TopicTest", 2) == []
+
+
+@pytest.mark.spec("TXN-12")
+def test_the_immunity_property_delays_the_check_with_copies_pointing_at_the_original(cluster):
+    client, recorder = producer_client(cluster)
+    msg = half_message(client)
+    msg.put_user_property(mc.PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, "20")
+    assert client.send(msg, 0, sys_flag=PREPARED).code == ResponseCode.SUCCESS
+    cluster.run_for(7_000)
+    summary = check_once(cluster)  # 7 s old, immune for 20 s: an immunity copy, no check
+    assert (summary.checked, summary.half_offset) == ([], (0, 1))
+    [_, (_, copy, _)] = records(cluster, HALF)
+    assert copy.get_property(mc.PROPERTY_TRANSACTION_PREPARED_QUEUE_OFFSET) == "0"
+    assert copy.get_property(mc.PROPERTY_WAIT_STORE_MSG_OK) == "false"
+    cluster.run_for(7_000)
+    check_once(cluster)  # 14 s: another copy, still pointing at offset 0
+    assert records(cluster, HALF)[-1][1].get_property(mc.PROPERTY_TRANSACTION_PREPARED_QUEUE_OFFSET) == "0"
+    assert recorder.requests == []
+    cluster.run_for(7_000)
+    assert check_once(cluster).checked == [2]  # 21 s: past the immunity time, checked
+    assert len(recorder.requests) == 1
+
+
+@pytest.mark.spec("TXN-12")
+def test_an_answer_for_the_original_retires_an_immunity_copy(cluster):
+    client, _ = producer_client(cluster)
+    msg = half_message(client)
+    msg.put_user_property(mc.PROPERTY_CHECK_IMMUNITY_TIME_IN_SECONDS, "30")
+    response = client.send(msg, 0, sys_flag=PREPARED)
+    cluster.run_for(7_000)
+    check_once(cluster)  # copy at offset 1 with TRAN_PREPARED_QUEUE_OFFSET=0
+    assert end(client, end_header(response, COMMIT)).code == ResponseCode.SUCCESS  # op body "0"
+    cluster.run_for(1_000)
+    summary = check_once(cluster)
+    assert (summary.checked, summary.half_offset, summary.op_offset) == ([], (1, 2), (0, 1))
+
+
+@pytest.mark.spec("TXN-14")
+def test_the_service_checks_every_interval_read_once_at_start(make_cluster):
+    cluster = make_cluster(broker={"transaction_check_interval": 10_000})
+    service = cluster.controller.transactional_message_check_service
+    cluster.controller.broker_config.transaction_check_interval = 1_000  # too late: read at start
+    cluster.run_for(35_000)
+    mine = [e for e in cluster.world.trace if e.component == service.get_service_name()]
+    started = next(e.time_ms for e in mine if e.event == "start")
+    rounds = [e.time_ms - started for e in mine if e.event == "checkBegin"]
+    assert rounds == [10_000, 20_000, 30_000]
+    assert service.wait_interval_ms() == 10_000
+
+
+@pytest.mark.spec("TXN-14")
+def test_the_check_answers_on_the_round_it_finds_an_old_message(make_cluster):
+    cluster = make_cluster(broker={"transaction_check_interval": 10_000, "transaction_time_out": 3_000})
+    client, recorder = producer_client(cluster)
+    send_half(client)
+    cluster.run_for(10_500)
+    assert len(recorder.requests) == 1  # first round at 10 s, message 10 s old > 3 s
+
+
+@pytest.mark.spec("TXN-12")
+def test_a_producer_channel_is_picked_round_robin_among_the_open_ones(cluster):
+    first, rec1 = producer_client(cluster, "p1", "10.0.0.5")
+    _, rec2 = producer_client(cluster, "p2", "10.0.0.6")
+    for _ in range(2):
+        send_half(first)
+    cluster.run_for(7_000)
+    check_once(cluster)  # both are old: both are copied and checked, each through the next channel
+    assert len(rec1.requests) + len(rec2.requests) == 2
+    assert len(rec1.requests) == len(rec2.requests) == 1
+
+
+@pytest.mark.spec("TXN-16")
+def test_broker_config_defaults_are_4_9_3s():
+    from mqlab.common.broker_config import BrokerConfig
+
+    config = BrokerConfig()
+    assert config.transaction_time_out == 6_000  # BrokerConfig#transactionTimeOut
+    assert config.transaction_check_max == 15  # BrokerConfig#transactionCheckMax
+    assert config.transaction_check_interval == 60_000  # BrokerConfig#transactionCheckInterval
+    assert config.reject_transaction_message is False  # BrokerConfig#rejectTransactionMessage
+    assert config.end_transaction_pool_queue_capacity == 100_000  # BrokerConfig#endTransactionPoolQueueCapacity
+    assert config.wait_time_mills_in_transaction_queue == 3_000  # BrokerConfig#waitTimeMillsInTransactionQueue
+
+
+@pytest.mark.spec("TXN-13")
+def test_a_half_message_older_than_the_file_reserved_time_is_discarded_too(cluster):
+    from mqlab.common.message.message_ext import MessageExt
+
+    service = cluster.controller.transactional_message_service
+    horizon = cluster.controller.message_store_config.file_reserved_time * 3_600_000  # 72 h by default
+    msg = MessageExt.bare()
+    msg.born_timestamp = cluster.now() - horizon
+    assert service.need_skip(msg) is False
+    msg.born_timestamp -= 1
+    assert service.need_skip(msg) is True
