@@ -20,8 +20,9 @@ SECTIONS = {
     "Spec": (2, "Spec"),
     "Notebooks": (3, "Notebooks"),
     "Labs": (4, "Labs"),
-    "Api": (5, "API reference"),
-    "Reference": (6, "Reference"),
+    "Spark": (5, "Spark track"),
+    "Api": (6, "API reference"),
+    "Reference": (7, "Reference"),
 }
 UNLISTED_POSITION = len(SECTIONS) + 1
 

@@ -1,4 +1,4 @@
-"""Publish the repository's ``notebooks/*.ipynb`` as site pages ``notebooks/<name>/``.
+"""Publish the repository's notebooks (``notebooks/*.ipynb``, ``spark/*.ipynb``) as site pages ``<folder>/<name>/``.
 
 The notebooks live at the repository root (where Jupyter and nbval run them), outside ``docs_dir``. This hook
 adds each one to the site's files as ``notebooks/<name>.ipynb`` with the repository root as its source directory,
@@ -16,26 +16,30 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 NOTEBOOKS_DIR = "notebooks"
+# Every folder of notebooks the site renders: the flow notebooks, then the Spark track.
+NOTEBOOK_DIRS = (NOTEBOOKS_DIR, "spark")
 
 
-def notebooks_dir(config) -> Path:
-    """Directory holding the notebooks: ``notebooks/`` beside ``mkdocs.yml``."""
-    return Path(config.config_file_path).resolve().parent / NOTEBOOKS_DIR
+def notebooks_dir(config, name: str = NOTEBOOKS_DIR) -> Path:
+    """Directory holding a folder of notebooks (``notebooks/`` by default) beside ``mkdocs.yml``."""
+    return Path(config.config_file_path).resolve().parent / name
 
 
 @event_priority(100)
 def on_files(files: Files, config) -> Files:
-    """Add every ``notebooks/*.ipynb`` as ``notebooks/<name>.ipynb`` in the site's files."""
-    for path in sorted(notebooks_dir(config).glob("*.ipynb")):
-        src_uri = f"{NOTEBOOKS_DIR}/{path.name}"
-        if files.get_file_from_path(src_uri) is None:
-            files.append(File(src_uri, str(path.parent.parent), config.site_dir, config.use_directory_urls))
+    """Add every ``<folder>/*.ipynb`` of ``NOTEBOOK_DIRS`` as ``<folder>/<name>.ipynb`` in the site's files."""
+    for folder in NOTEBOOK_DIRS:
+        for path in sorted(notebooks_dir(config, folder).glob("*.ipynb")):
+            src_uri = f"{folder}/{path.name}"
+            if files.get_file_from_path(src_uri) is None:
+                files.append(File(src_uri, str(path.parent.parent), config.site_dir, config.use_directory_urls))
     return files
 
 
 def on_serve(server, config, builder):
     """Rebuild on notebook edits under ``mkdocs serve``."""
-    folder = notebooks_dir(config)
-    if folder.is_dir():
-        server.watch(str(folder))
+    for name in NOTEBOOK_DIRS:
+        folder = notebooks_dir(config, name)
+        if folder.is_dir():
+            server.watch(str(folder))
     return server

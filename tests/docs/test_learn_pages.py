@@ -203,14 +203,15 @@ def test_out_of_scope_terms_say_why():
     text = read(GLOSSARY)
     outside = text[text.index("## Outside the lab") :]
     for term, status in [("Dledger", "out of scope"),
-                         ("消息轨迹", "out of scope")]:  # fmt: skip
+                         ("SQL92", "out of scope")]:  # fmt: skip
         row = next(line for line in outside.splitlines() if line.startswith(f"| {term}"))
         assert status in row.lower(), f"{term}: expected '{status}'"
     # transactional messages moved into the lab (notebook 15)
     inside = text[: text.index("## Outside the lab")]
     assert any(line.startswith("| 事务消息") and "15-transactions.ipynb" in line for line in inside.splitlines())
-    # and so did master/slave replication (notebook 16)
+    # and so did master/slave replication (notebook 16) and message trace
     assert any(line.startswith("| 主从") and "16-master-slave.ipynb" in line for line in inside.splitlines())
+    assert any(line.startswith("| 消息轨迹") and "trace-and-overload.ipynb" in line for line in inside.splitlines())
 
 
 # --- errata --------------------------------------------------------------------------------------------------------
