@@ -355,7 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     from mqlab.labs.cli import _add_lab_parser
 
     _add_lab_parser(sub)
+    from mqlab.chaos.cli import _add_chaos_parser
 
+    _add_chaos_parser(sub)
+    from mqlab.spark.cli import _add_gen_store_parser
+
+    _add_gen_store_parser(sub)
     return parser
 
 

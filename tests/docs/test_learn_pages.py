@@ -80,8 +80,9 @@ def resolve(page: Path, target: str) -> tuple[Path | None, str | None, str]:
     if not path_part:
         return page, anchor or None, target
     resolved = (page.parent / path_part).resolve()
-    if resolved.suffix == ".ipynb" and resolved.parent == (DOCS / "notebooks").resolve():
-        resolved = ROOT / "notebooks" / resolved.name  # the notebooks hook publishes the root's notebooks there
+    for folder in ("notebooks", "spark"):  # the notebooks hook publishes the root's notebook folders there
+        if resolved.suffix == ".ipynb" and resolved.parent == (DOCS / folder).resolve():
+            resolved = ROOT / folder / resolved.name
     return resolved, anchor or None, target
 
 

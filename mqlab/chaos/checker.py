@@ -1,0 +1,313 @@
+"""Grade a chaos run's history against what RocketMQ 4.9.3 promises.
+
+Java: none (teaching helper, after Jepsen's checkers). Each guarantee is a named property with its conditions
+(docs/spec/chaos.md). A property that fails is an **anomaly** with the message keys involved and the command that
+replays the run. Behaviours RocketMQ documents as possible (duplicates, losing unflushed messages on an
+ASYNC_FLUSH power loss, a failed send that was stored after all) are **classified and counted**, never failed.
+
+Properties (besides ``run-completed``: the simulation finished the run without an exception escaping the engine):
+
+* ``acked-delivered``: a message acknowledged (SEND_OK) is consumed successfully at least once by every clustering
+  group, or is in that group's ``%DLQ%``. Excused only when its broker runs ASYNC_FLUSH and lost power after the
+  send (classified ``async-flush-loss``), or lost power before the send and the message took a queue offset a lost
+  message had held (classified ``offset-reuse-after-power-loss``).
+* ``broadcast-each-instance``: every broadcasting instance that ran from the first send to the end consumes every
+  acknowledged message (same excuse).
+* ``orderly-queue-order``: in an orderly group, a message's delivery starts only after every acknowledged message
+  before it in its queue was consumed successfully (or dead-lettered).
+* ``dlq-after-max-reconsume``: a message reaches ``%DLQ%<group>`` only after the group's listener failed it
+  ``maxReconsumeTimes + 1`` times, or ``maxReconsumeTimes`` times when a send-back fell back to the client's own
+  re-send (classified): never fewer.
+* ``commit-after-consume``: a committed offset never passes a message the group's listener is still consuming and
+  has not consumed before.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqlab.chaos.history import DeliveryRecord, History
+
+PROPERTIES = (
+    "run-completed",
+    "acked-delivered",
+    "broadcast-each-instance",
+    "orderly-queue-order",
+    "dlq-after-max-reconsume",
+    "commit-after-consume",
+)
+CLASSIFIED = (
+    "async-flush-loss",
+    "offset-reuse-after-power-loss",
+    "duplicate-after-send-retry",
+    "duplicate-after-consumer-crash",
+    "duplicate-after-broker-crash",
+    "duplicate-after-rebalance",
+    "duplicate-other",
+    "failed-send-stored",
+    "unacked-send-lost",
+    "dead-lettered",
+    "dead-lettered-early-after-send-back-fallback",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    """A broken promise: the property, the messages, what happened, and where to look in the run."""
+
+    property: str
+    keys: tuple[str, ...]
+    detail: str
+    seq: int = 0
+
+    def format(self) -> str:
+        """One line."""
+        return f"{self.property}: {', '.join(self.keys)}: {self.detail}"
+
+
+@dataclass
+class Verdict:
+    """The checker's grade of one run."""
+
+    seed: int
+    workload: str
+    faults: str
+    broken: str | None = None
+    anomalies: list[Anomaly] = field(default_factory=list)
+    classified: Counter[str] = field(default_factory=Counter)
+    stats: dict[str, int] = field(default_factory=dict)
+    windows: list[str] = field(default_factory=list)
+    run: Any = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether no guarantee was broken."""
+        return not self.anomalies
+
+    def reproducer(self) -> str:
+        """The command that replays this run event for event."""
+        return f"mqlab chaos replay --seed {self.seed} --workload {self.workload} --faults {self.faults}"
+
+    def line(self) -> str:
+        """The one-line verdict."""
+        status = "PASS" if self.ok else f"FAIL({len(self.anomalies)})"
+        stats = " ".join(f"{k}={v}" for k, v in self.stats.items())
+        kinds = " ".join(f"{k}={v}" for k, v in sorted(self.classified.items()) if v)
+        return f"seed={self.seed} {self.workload}/{self.faults}: {status} {stats}" + (f" | {kinds}" if kinds else "")
+
+    def report(self) -> str:
+        """The verdict line, then each anomaly and the reproducer."""
+        lines = [self.line()]
+        lines += [f"  {a.format()}" for a in self.anomalies]
+        if self.anomalies:
+            lines.append(f"  reproduce: {self.reproducer()}")
+        return "\n".join(lines)
+
+    def to_row(self) -> dict[str, Any]:
+        """A flat row for the campaign tables."""
+        return {
+            "seed": self.seed,
+            "workload": self.workload,
+            "faults": self.faults,
+            "ok": self.ok,
+            "anomalies": [a.format() for a in self.anomalies],
+            "classified": dict(self.classified),
+            **self.stats,
+            "windows": list(self.windows),
+            "reproducer": self.reproducer(),
+        }
+
+
+def check_history(history: History, *, broken: str | None = None) -> Verdict:
+    """Apply every property and classification to ``history``."""
+    verdict = Verdict(history.seed, history.workload, history.faults, broken)
+    acked = {s.key: s for s in history.sends if s.outcome == "ok"}
+    successes: dict[tuple[str, str], list[DeliveryRecord]] = defaultdict(list)
+    for d in history.deliveries:
+        if d.status == "success":
+            successes[(d.group, d.key)].append(d)
+    dead = {(r.group, r.key) for r in history.dlq}
+    power_losses = [f for f in history.faults_applied if f.fault == "power-loss" and f.action == "start"]
+
+    def excused(key: str) -> str | None:
+        """The classified reason an acknowledged message may be missing, or None."""
+        send = acked[key]
+        if history.flush_types.get(send.broker or "") != "ASYNC_FLUSH":
+            return None
+        losses = [f for f in power_losses if f.target == send.broker]
+        if any(f.seq > send.seq for f in losses):
+            return "async-flush-loss"
+        # Stored after the power loss at a queue offset the lost messages had held: a consumer whose offset was
+        # already past it pulls from there on and never sees the new message.
+        return "offset-reuse-after-power-loss" if losses else None
+
+    _check_acked_delivered(history, verdict, acked, successes, dead, excused)
+    _check_broadcast(history, verdict, acked, excused)
+    _check_orderly(history, verdict, acked, dead)
+    _check_dlq(history, verdict)
+    _check_commits(history, verdict)
+    _classify(history, verdict, acked, successes)
+    verdict.stats = {
+        "sends": len(history.sends),
+        "acked": len(acked),
+        "deliveries": len(history.deliveries),
+        "commits": len(history.commits),
+        "fault_count": sum(1 for f in history.faults_applied if f.action == "start"),
+        "events": history.events_run,
+    }
+    return verdict
+
+
+def _check_acked_delivered(history, verdict, acked, successes, dead, excused) -> None:
+    for group, info in history.groups.items():
+        if info["broadcasting"]:
+            continue
+        missing = [k for k in acked if not successes.get((group, k)) and (group, k) not in dead]
+        for key in missing:
+            reason = excused(key)
+            if reason:
+                verdict.classified[reason] += 1
+            else:
+                send = acked[key]
+                verdict.anomalies.append(
+                    Anomaly(
+                        "acked-delivered",
+                        (key,),
+                        f"SEND_OK from {send.broker} ({history.flush_types.get(send.broker or '')}) at seq {send.seq},"
+                        f" never consumed by {group} and not in %DLQ%{group}",
+                        send.seq,
+                    )
+                )
+
+
+def _check_broadcast(history, verdict, acked, excused) -> None:
+    for group, info in history.groups.items():
+        if not info["broadcasting"]:
+            continue
+        seen: dict[str, set[str]] = defaultdict(set)
+        for d in history.deliveries:
+            if d.group == group and d.status == "success":
+                seen[d.instance].add(d.key)
+        instances = sorted({d.instance for d in history.deliveries if d.group == group})
+        for instance in instances:
+            for key in acked:
+                if key not in seen[instance]:
+                    reason = excused(key)
+                    if reason:
+                        verdict.classified[reason] += 1
+                    else:
+                        verdict.anomalies.append(
+                            Anomaly("broadcast-each-instance", (key,), f"{instance} of {group} never consumed it")
+                        )
+
+
+def _check_orderly(history, verdict, acked, dead) -> None:
+    by_queue: dict[tuple[str, str, str, int], list[DeliveryRecord]] = defaultdict(list)
+    for d in history.deliveries:
+        if d.orderly:
+            by_queue[(d.group, d.topic, d.broker, d.queue_id)].append(d)
+    for (group, _topic, _broker, _queue), deliveries in by_queue.items():
+        done_at: dict[tuple[int, str], int] = {}
+        for d in deliveries:
+            if d.status == "success":
+                done_at.setdefault((d.queue_offset, d.key), d.end_seq)
+        positions = {(d.queue_offset, d.key) for d in deliveries if d.key in acked and (group, d.key) not in dead}
+        for d in deliveries:
+            before = [p for p in positions if p[0] < d.queue_offset and done_at.get(p, 1 << 62) > d.seq]
+            if before:
+                offset, key = min(before)
+                verdict.anomalies.append(
+                    Anomaly(
+                        "orderly-queue-order",
+                        (d.key, key),
+                        f"{d.instance} started {d.key} (offset {d.queue_offset} of {d.broker}:{d.queue_id}) before "
+                        f"{key} (offset {offset}) was consumed",
+                        d.seq,
+                    )
+                )
+                return  # the first disorder explains the rest
+
+
+def _check_dlq(history, verdict) -> None:
+    failures = Counter((d.group, d.key) for d in history.deliveries if d.status == "failure")
+    for record in history.dlq:
+        verdict.classified["dead-lettered"] += 1
+        limit = history.groups[record.group]["max_reconsume_times"]
+        failed = failures[(record.group, record.key)]
+        if failed == limit:
+            # The consumer's send-back failed and it re-sent the message itself with RECONSUME_TIME already
+            # incremented; the broker dead-letters such a message on arrival (SendMessageProcessor#handleRetryAndDLQ).
+            verdict.classified["dead-lettered-early-after-send-back-fallback"] += 1
+        elif failed < limit:
+            verdict.anomalies.append(
+                Anomaly(
+                    "dlq-after-max-reconsume",
+                    (record.key,),
+                    f"in %DLQ%{record.group} after {failed} failed consumptions (maxReconsumeTimes {limit})",
+                    record.seq,
+                )
+            )
+
+
+def _check_commits(history, verdict) -> None:
+    by_queue: dict[tuple[str, str, str, int], list[DeliveryRecord]] = defaultdict(list)
+    for d in history.deliveries:
+        by_queue[(d.group, d.topic, d.broker, d.queue_id)].append(d)
+    for commit in history.commits:
+        deliveries = by_queue.get((commit.group, commit.topic, commit.broker, commit.queue_id), ())
+        for d in deliveries:
+            if not (d.queue_offset < commit.offset and d.seq < commit.seq < d.end_seq):
+                continue
+            consumed_before = any(
+                o.key == d.key and o.queue_offset == d.queue_offset and o.end_seq < commit.seq for o in deliveries
+            )
+            if not consumed_before:
+                verdict.anomalies.append(
+                    Anomaly(
+                        "commit-after-consume",
+                        (d.key,),
+                        f"{commit.group} committed offset {commit.offset} of {commit.broker}:{commit.queue_id} while "
+                        f"{d.instance} was still consuming offset {d.queue_offset}",
+                        commit.seq,
+                    )
+                )
+                return
+
+
+def _classify(history, verdict, acked, successes) -> None:
+    outcome = {}
+    for s in history.sends:
+        outcome.setdefault(s.key, s.outcome)
+    delivered = {d.key for d in history.deliveries}
+    for key, result in outcome.items():
+        if result == "failed" and key in delivered:
+            verdict.classified["failed-send-stored"] += 1
+        elif result != "ok" and key not in delivered:
+            verdict.classified["unacked-send-lost"] += 1
+    faults = [f for f in history.faults_applied if f.action == "start"]
+    for (group, _key), records in successes.items():
+        if history.groups[group]["broadcasting"]:
+            per_instance = Counter(d.instance for d in records)
+            extra = sum(n - 1 for n in per_instance.values())
+        else:
+            extra = len(records) - 1
+        if extra <= 0:
+            continue
+        verdict.classified[_duplicate_cause(records, faults)] += extra
+
+
+def _duplicate_cause(records: list[DeliveryRecord], faults: list[Any]) -> str:
+    positions = {(d.broker, d.queue_id, d.queue_offset) for d in records if not d.topic.startswith("%RETRY%")}
+    if len(positions) > 1:
+        return "duplicate-after-send-retry"
+    first, last = records[0].seq, records[-1].seq
+    between = {f.fault for f in faults if first < f.seq < last}
+    if "consumer-crash" in between:
+        return "duplicate-after-consumer-crash"
+    if between & {"broker-crash", "power-loss"}:
+        return "duplicate-after-broker-crash"
+    if len({d.instance for d in records}) > 1 or between & {"consumer-join", "consumer-leave", "partition"}:
+        return "duplicate-after-rebalance"
+    return "duplicate-other"

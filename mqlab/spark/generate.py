@@ -1,0 +1,623 @@
+"""Generate a RocketMQ store from a scenario file, with a manifest of what really happened.
+
+Java: none (teaching helper). A scenario (a small TOML file, see ``docs/spec/spark-pipeline.md``) names the brokers,
+the topics and their queue counts, the producers (message rate over virtual time, body sizes, tags, keys and hot
+keys, the share of sync, async, oneway and batch sends, delayed messages) and the consumer groups (clustering or
+broadcasting, several instances, a throttled pull loop that leaves real lag, a failure rate answered with
+``RECONSUME_LATER`` so traffic flows through ``%RETRY%`` and, past ``maxReconsumeTimes``, into ``%DLQ%``).
+
+The generator runs mqlab's own name server, brokers and clients in one ``SimulatedWorld``
+(``Cluster.simulated``): every decision comes from the world's seeded per-node random streams or from a hash of the
+seed, so the same scenario and seed give byte-identical stores. Beside the stores it writes ``manifest.json``, the
+ground truth of the run: what each producer sent and was acknowledged with (msg ids, queues, offsets), what each
+group consumed (attempt by attempt), and which messages went to retry and to the DLQ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
+from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
+from mqlab.client.producer.default_mq_producer import DefaultMQProducer
+from mqlab.cluster import Cluster
+from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
+from mqlab.common.message import message_const
+from mqlab.common.message.message import Message
+from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
+from mqlab.common.message.message_decoder import string2message_properties
+from mqlab.common.protocol.heartbeat.message_model import MessageModel
+from mqlab.common.protocol.request_code import RequestCode
+from mqlab.runtime import SimulatedWorld
+
+SHIPPED_SCENARIOS = ("small", "week", "large")
+MANIFEST = "manifest.json"
+TICK_MS = 100  # producers decide how many messages to send once per virtual tick
+_WORDS = [
+    "order",
+    "item",
+    "quantity",
+    "price",
+    "total",
+    "customer",
+    "address",
+    "city",
+    "street",
+    "status",
+    "created",
+    "paid",
+    "shipped",
+    "delivered",
+    "refund",
+    "payment",
+    "card",
+    "amount",
+    "currency",
+    "warehouse",
+    "carrier",
+    "tracking",
+    "discount",
+    "coupon",
+    "invoice",
+    "user",
+    "session",
+    "device",
+]
+
+
+class ScenarioError(ValueError):
+    """A scenario file is invalid: the message names the field and the offending value."""
+
+
+# -- the scenario ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    """A topic and its queue count on every broker."""
+
+    name: str
+    queues: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerSpec:
+    """A producer group's workload (one producer instance on its own node)."""
+
+    group: str
+    topic: str
+    rate: float  # messages per virtual second
+    body_min: int = 32
+    body_max: int = 1024
+    tags: dict[str, int] = field(default_factory=dict)  # tag → weight; empty: no TAGS
+    keys: int = 0  # distinct business keys ``<topic>-k<n>``; 0: no KEYS
+    hot_keys: int = 0  # the first ``hot_keys`` keys get ``hot_share`` of the messages
+    hot_share: float = 0.0
+    sync: float = 1.0  # shares of the send modes; they are normalised
+    async_: float = 0.0
+    oneway: float = 0.0
+    batch: float = 0.0
+    batch_size: int = 4
+    delay_share: float = 0.0  # share of single sends given a delay level
+    delay_levels: tuple[int, ...] = (1, 2, 3)
+    start_s: float = 0.0
+    stop_s: float | None = None
+    app_retries: int = 0  # the application re-sends a sync send that failed (same Message, so same UNIQ_KEY)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerSpec:
+    """A consumer group: its instances, subscription, speed and failures."""
+
+    group: str
+    topic: str
+    subscription: str = "*"
+    model: str = "CLUSTERING"
+    instances: int = 1
+    failure_rate: float = 0.0  # chance an attempt answers RECONSUME_LATER (decided by a hash: stable)
+    max_reconsume_times: int = 16
+    pull_interval_ms: int = 0  # throttles each queue's pull loop: consume speed, hence lag
+    pull_batch_size: int = 32
+    start_s: float = 0.0
+    stop_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A whole scenario: brokers, store sizes, topics, producers, consumers, virtual duration."""
+
+    name: str
+    seed: int
+    duration_s: float
+    drain_s: float
+    brokers: int
+    commit_log_file_size: int
+    consume_queue_units: int
+    topics: tuple[TopicSpec, ...]
+    producers: tuple[ProducerSpec, ...]
+    consumers: tuple[ConsumerSpec, ...]
+    lost_response_share: float = 0.0  # share of single-message sends stored by a broker that never answers them
+
+
+def _fields(cls, table: dict[str, Any], where: str) -> dict[str, Any]:
+    known = {f for f in cls.__dataclass_fields__}
+    out = {}
+    for key, value in table.items():
+        name = "async_" if key == "async" else key
+        if name not in known:
+            raise ScenarioError(f"{where}: unknown field {key!r} (known: {', '.join(sorted(known))})")
+        out[name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def parse_scenario(text: str, *, seed: int | None = None) -> Scenario:
+    """A Scenario from TOML text; ``seed`` overrides the file's.
+
+    Raises:
+        ScenarioError: a missing or unknown field, a bad value, or a reference to an undeclared topic.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"not valid TOML: {exc}") from exc
+    try:
+        topics = tuple(TopicSpec(**_fields(TopicSpec, t, f"topics[{i}]")) for i, t in enumerate(data["topics"]))
+        producers = tuple(
+            ProducerSpec(**_fields(ProducerSpec, p, f"producers[{i}]")) for i, p in enumerate(data["producers"])
+        )
+        consumers = tuple(
+            ConsumerSpec(**_fields(ConsumerSpec, c, f"consumers[{i}]")) for i, c in enumerate(data.get("consumers", []))
+        )
+        store = data.get("store", {})
+        scenario = Scenario(
+            name=str(data["name"]),
+            seed=int(seed if seed is not None else data.get("seed", 0)),
+            duration_s=float(data["duration_s"]),
+            drain_s=float(data.get("drain_s", 60)),
+            brokers=int(data.get("brokers", 1)),
+            commit_log_file_size=int(store.get("commit_log_file_size", 1 << 20)),
+            consume_queue_units=int(store.get("consume_queue_units", 1000)),
+            topics=topics,
+            producers=producers,
+            consumers=consumers,
+            lost_response_share=float(data.get("faults", {}).get("lost_response_share", 0.0)),
+        )
+    except KeyError as exc:
+        raise ScenarioError(f"missing field {exc.args[0]!r}") from exc
+    except TypeError as exc:
+        raise ScenarioError(str(exc)) from exc
+    _validate(scenario)
+    return scenario
+
+
+def _validate(s: Scenario) -> None:
+    names = {t.name for t in s.topics}
+    if not 1 <= s.brokers <= 26:
+        raise ScenarioError(f"brokers must be 1..26, got {s.brokers}")
+    if not 0 <= s.lost_response_share < 1:
+        raise ScenarioError(f"faults: lost_response_share must be in [0, 1), got {s.lost_response_share}")
+    if s.duration_s <= 0:
+        raise ScenarioError(f"duration_s must be positive, got {s.duration_s}")
+    for t in s.topics:
+        if t.queues < 1:
+            raise ScenarioError(f"topic {t.name}: queues must be positive, got {t.queues}")
+    for p in s.producers:
+        if p.topic not in names:
+            raise ScenarioError(f"producer {p.group}: topic {p.topic!r} is not among the topics")
+        if p.rate <= 0 or not 0 < p.body_min <= p.body_max:
+            raise ScenarioError(f"producer {p.group}: needs rate > 0 and 0 < body_min <= body_max")
+        if p.sync + p.async_ + p.oneway + p.batch <= 0:
+            raise ScenarioError(f"producer {p.group}: the send-mode shares add up to nothing")
+        if p.hot_keys > p.keys:
+            raise ScenarioError(f"producer {p.group}: hot_keys {p.hot_keys} > keys {p.keys}")
+    for c in s.consumers:
+        if c.topic not in names:
+            raise ScenarioError(f"consumer {c.group}: topic {c.topic!r} is not among the topics")
+        if c.model not in ("CLUSTERING", "BROADCASTING"):
+            raise ScenarioError(f"consumer {c.group}: model must be CLUSTERING or BROADCASTING, got {c.model!r}")
+        if not 0 <= c.failure_rate < 1:
+            raise ScenarioError(f"consumer {c.group}: failure_rate must be in [0, 1), got {c.failure_rate}")
+
+
+def load_scenario(name_or_path: str | os.PathLike[str], *, seed: int | None = None) -> Scenario:
+    """A shipped scenario by name (``small``, ``week``, ``large``) or a scenario file by path."""
+    if str(name_or_path) in SHIPPED_SCENARIOS:
+        text = resources.files("mqlab.spark").joinpath(f"scenarios/{name_or_path}.toml").read_text("utf-8")
+    else:
+        text = Path(name_or_path).read_text("utf-8")
+    return parse_scenario(text, seed=seed)
+
+
+# -- running it ----------------------------------------------------------------------------------------------------
+def _decide(seed: int, *parts: object) -> float:
+    """A number in [0, 1) fixed by ``seed`` and ``parts`` (independent of the order in which events happen)."""
+    digest = hashlib.blake2b(repr((seed, *parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64
+
+
+class _Driver:
+    """One producer's workload on its own node."""
+
+    def __init__(self, spec: ProducerSpec, cluster: Cluster, manifest: dict[str, Any], index: int):
+        self.spec = spec
+        self.runtime = cluster.client_runtime(f"producer-{index + 1}")
+        self.rng = self.runtime.random
+        self.producer = DefaultMQProducer(spec.group, self.runtime, namesrv_addr=cluster.namesrv_addr)
+        # The node's own id setter, the one the producer uses: giving the UNIQ_KEY before the send (the producer
+        # keeps an existing one) lets the manifest record it even for an async send still in flight.
+        self.id_setter = MessageClientIDSetter.for_runtime(self.runtime)
+        self.carry = 0.0
+        self.seq = 0
+        self.sent: list[dict[str, Any]] = []
+        manifest["producers"][spec.group] = {"topic": spec.topic, "messages": self.sent}
+        shares = [spec.sync, spec.async_, spec.oneway, spec.batch]
+        total = sum(shares)
+        self.modes = ("sync", "async", "oneway", "batch")
+        self.mode_weights = [x / total for x in shares]
+
+    def active(self, now_s: float) -> bool:
+        stop = self.spec.stop_s
+        return self.spec.start_s <= now_s and (stop is None or now_s < stop)
+
+    def tick(self, elapsed_ms: int) -> None:
+        """Send what ``rate`` owes for the ``elapsed_ms`` of virtual time since the last tick."""
+        self.carry += self.spec.rate * elapsed_ms / 1000
+        count = math.floor(self.carry)
+        self.carry -= count
+        sent = 0
+        while sent < count:
+            mode = self.rng.choices(self.modes, self.mode_weights)[0]
+            if mode == "batch":
+                size = min(self.spec.batch_size, count - sent) or 1
+                self._send_batch([self._message(delayable=False) for _ in range(size)])
+                sent += size
+            else:
+                self._send_one(self._message(delayable=True), mode)
+                sent += 1
+
+    def _message(self, *, delayable: bool) -> Message:
+        spec, rng = self.spec, self.rng
+        tags = rng.choices(list(spec.tags), list(spec.tags.values()))[0] if spec.tags else None
+        key = None
+        if spec.keys:
+            if spec.hot_keys and rng.random() < spec.hot_share:
+                key = f"{spec.topic}-k{rng.randrange(spec.hot_keys)}"
+            else:
+                key = f"{spec.topic}-k{rng.randrange(spec.keys)}"
+        size = rng.randint(spec.body_min, spec.body_max)
+        head = f'{{"producer":"{spec.group}","seq":{self.seq},"note":"'
+        words = " ".join(rng.choice(_WORDS) for _ in range(size // 6 + 1))
+        body = (head + words)[: max(size - 2, len(head))] + '"}'
+        self.seq += 1
+        msg = Message(spec.topic, tags, key, body.encode("ascii"))
+        self.id_setter.set_uniq_id(msg)
+        if delayable and spec.delay_share and rng.random() < spec.delay_share:
+            msg.set_delay_time_level(rng.choice(spec.delay_levels))
+        return msg
+
+    def _record(self, msg: Message, mode: str, sent_at: int) -> dict[str, Any]:
+        row = {
+            "uniq_key": msg.get_property(message_const.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX),
+            "mode": mode,
+            "tags": msg.get_tags(),
+            "keys": msg.get_keys(),
+            "body_size": len(msg.body or b""),
+            "delay_level": msg.get_delay_time_level(),
+            "sent_at": sent_at,  # when the send began (virtual epoch ms)
+            "status": None,
+            "offset_msg_id": None,
+            "broker": None,
+            "queue_id": None,
+            "queue_offset": None,
+        }
+        self.sent.append(row)
+        return row
+
+    @staticmethod
+    def _ack(row: dict[str, Any], result) -> None:
+        row["status"] = result.send_status.name
+        row["offset_msg_id"] = result.offset_msg_id
+        row["broker"] = result.message_queue.broker_name
+        row["queue_id"] = result.message_queue.queue_id
+        row["queue_offset"] = result.queue_offset
+
+    def _send_one(self, msg: Message, mode: str) -> None:
+        sent_at = self.runtime.now_ms()
+        if mode == "sync":
+            self._send_sync(msg, sent_at)
+            return
+        row = self._record(msg, mode, sent_at)
+        try:
+            if mode == "async":
+                self.producer.send_async(msg, _Callback(row))
+            else:
+                self.producer.send_oneway(msg)
+        except Exception as exc:  # an unacknowledged send is part of the ground truth, not a generator failure
+            row["status"] = f"ERROR {type(exc).__name__}"
+
+    def _send_sync(self, msg: Message, sent_at: int) -> None:
+        """A sync send; on an exception the application tries the same Message again, up to ``app_retries`` times.
+
+        RocketMQ's producer does not retry a send whose response timed out (the timeout budget is spent), so a
+        lost response becomes a duplicate only when the application sends again: the Message keeps its UNIQ_KEY.
+        """
+        errors: list[str] = []
+        for _ in range(self.spec.app_retries + 1):
+            try:
+                result = self.producer.send(msg)
+            except Exception as exc:
+                errors.append(type(exc).__name__)
+                continue
+            row = self._record(msg, "sync", sent_at)
+            self._ack(row, result)
+            row["failed_attempts"] = errors
+            return
+        row = self._record(msg, "sync", sent_at)
+        row["status"] = f"ERROR {errors[-1]}"
+        row["failed_attempts"] = errors
+
+    def _send_batch(self, msgs: list[Message]) -> None:
+        sent_at = self.runtime.now_ms()
+        try:
+            result = self.producer.send(msgs)
+        except Exception as exc:
+            for msg in msgs:
+                self._record(msg, "batch", sent_at)["status"] = f"ERROR {type(exc).__name__}"
+            return
+        offset_ids = (result.offset_msg_id or "").split(",")
+        for i, msg in enumerate(msgs):
+            row = self._record(msg, "batch", sent_at)
+            self._ack(row, result)
+            row["queue_offset"] = result.queue_offset + i
+            row["offset_msg_id"] = offset_ids[i] if i < len(offset_ids) else None
+
+
+class _Callback:
+    """SendCallback filling the manifest row of an async send when the answer arrives."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+
+    def on_success(self, send_result) -> None:
+        _Driver._ack(self.row, send_result)
+
+    def on_exception(self, e: BaseException) -> None:
+        self.row["status"] = f"ERROR {type(e).__name__}"
+
+
+class _Group:
+    """A consumer group: its instances and the attempts they made."""
+
+    def __init__(self, spec: ConsumerSpec, cluster: Cluster, seed: int, manifest: dict[str, Any], index: int):
+        self.spec, self.cluster, self.seed = spec, cluster, seed
+        self.attempts: list[dict[str, Any]] = []
+        manifest["consumers"][spec.group] = {
+            "topic": spec.topic,
+            "model": spec.model,
+            "max_reconsume_times": spec.max_reconsume_times,
+            "attempts": self.attempts,
+        }
+        self.index = index
+        self.instances: list[DefaultMQPushConsumer] = []
+        self.started = self.stopped = False
+
+    def start(self) -> None:
+        for i in range(self.spec.instances):
+            runtime = self.cluster.client_runtime(f"consumer-{self.index + 1}-{i + 1}")
+            consumer = DefaultMQPushConsumer(
+                self.spec.group,
+                runtime,
+                namesrv_addr=self.cluster.namesrv_addr,
+                consume_from_where=ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET,
+                message_model=MessageModel[self.spec.model],
+                max_reconsume_times=self.spec.max_reconsume_times,
+                pull_interval=self.spec.pull_interval_ms,
+                pull_batch_size=self.spec.pull_batch_size,
+                # A broadcasting consumer keeps its offsets in a local file; inside the output directory, so a run
+                # never reads offsets left by an earlier one (which would change what it consumes).
+                local_offset_store_dir=self.cluster.root / "clients",
+            )
+            consumer.subscribe(self.spec.topic, self.spec.subscription)
+            consumer.register_message_listener(self._listener(f"instance-{i + 1}", runtime))
+            consumer.start()
+            self.instances.append(consumer)
+        self.started = True
+
+    def _listener(self, instance: str, runtime):
+        def on_messages(msgs, context):
+            status = ConsumeConcurrentlyStatus.CONSUME_SUCCESS
+            rows = []
+            for msg in msgs:
+                uniq = msg.get_msg_id()
+                # In clustering the message decides, whichever instance gets it; in broadcasting each instance.
+                who = instance if self.spec.model == "BROADCASTING" else ""
+                fail = _decide(self.seed, self.spec.group, who, uniq, msg.reconsume_times) < self.spec.failure_rate
+                if fail:
+                    status = ConsumeConcurrentlyStatus.RECONSUME_LATER
+                rows.append(
+                    {
+                        "uniq_key": uniq,
+                        "instance": instance,
+                        "topic": msg.topic,
+                        "broker": getattr(context.message_queue, "broker_name", None),
+                        "queue_id": msg.queue_id,
+                        "queue_offset": msg.queue_offset,
+                        "reconsume_times": msg.reconsume_times,
+                        "consumed_at": runtime.now_ms(),
+                        "store_timestamp": msg.store_timestamp,
+                    }
+                )
+            for row in rows:
+                row["status"] = status.name
+            self.attempts.extend(rows)
+            return status
+
+        return on_messages
+
+    def stop(self) -> None:
+        for consumer in self.instances:
+            consumer.shutdown()
+        self.stopped = True
+
+
+class _LosesResponses:
+    """A broker's send processor that, now and then, stores a message and never answers (a lost response).
+
+    Java: none (fault injection). It wraps the broker's own SEND_MESSAGE / SEND_MESSAGE_V2 processor; the
+    decision comes from the broker node's seeded random stream, and the UNIQ_KEYs whose answer was dropped go to
+    the manifest.
+    """
+
+    def __init__(self, inner: Any, share: float, runtime, lost: list[str]):
+        self.inner, self.share, self.runtime, self.lost = inner, share, runtime, lost
+
+    def process_request(self, ctx: Any, request: Any) -> Any:
+        response = self.inner.process_request(ctx, request)
+        if request.is_oneway_rpc() or response is None or response.code != 0:
+            return response
+        if self.runtime.random.random() < self.share:
+            fields = request.ext_fields or {}
+            properties = string2message_properties(fields.get("i", fields.get("properties")))
+            self.lost.append(properties.get(message_const.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX))
+            return None  # stored, but the producer never hears so
+        return response
+
+    def reject_request(self) -> bool:
+        return self.inner.reject_request()
+
+
+def _lose_responses(cluster: Cluster, share: float, manifest: dict[str, Any]) -> None:
+    for node in cluster.brokers:
+        lost: list[str] = []
+        manifest["lost_responses"][node.name] = lost
+        server = node.controller.remoting_server
+        assert server is not None
+        for code in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2):
+            pair = server.processor_table[int(code)]
+            wrapper = _LosesResponses(pair.processor, share, node.runtime, lost)
+            server.register_processor(code, wrapper, node.controller.send_message_executor)
+
+
+def _summarise(scenario: Scenario, manifest: dict[str, Any]) -> None:
+    """Add, per group, the messages that went to retry and to the DLQ (from the attempts)."""
+    for group, entry in manifest["consumers"].items():
+        spec = next(c for c in scenario.consumers if c.group == group)
+        retried: set[str] = set()
+        dead: set[str] = set()
+        succeeded: set[str] = set()
+        for a in entry["attempts"]:
+            if a["status"] != "RECONSUME_LATER":
+                succeeded.add(a["uniq_key"])
+            elif a["reconsume_times"] < spec.max_reconsume_times:
+                retried.add(a["uniq_key"])
+            else:
+                dead.add(a["uniq_key"])
+        # A clustering failure is sent back to the broker (CONSUMER_SEND_MSG_BACK): into %RETRY%<group>, or into
+        # %DLQ%<group> once reconsume_times has reached maxReconsumeTimes. Broadcasting failures are only dropped.
+        clustering = spec.model == "CLUSTERING"
+        entry["retried"] = sorted(retried) if clustering else []
+        entry["dead_lettered"] = sorted(dead) if clustering else []
+        entry["consumed"] = sorted(succeeded)
+
+
+def generate_store(
+    scenario: Scenario, out: str | os.PathLike[str], *, replace: bool = False, progress: bool = False
+) -> dict[str, Any]:
+    """Run ``scenario`` and write its stores under ``out/<broker>/store`` and ``out/manifest.json``.
+
+    Returns:
+        The manifest (also written to ``manifest.json``).
+
+    Raises:
+        FileExistsError: ``out`` holds files and ``replace`` is false.
+    """
+    out_path = Path(out)
+    if out_path.exists() and any(out_path.iterdir()):
+        if not replace:
+            raise FileExistsError(f"output directory {os.fspath(out)!r} is not empty (pass replace=True)")
+        shutil.rmtree(out_path)
+    out_path.mkdir(parents=True, exist_ok=True)
+    world = SimulatedWorld(scenario.seed)
+    cluster = Cluster.simulated(
+        out_path,
+        brokers=scenario.brokers,
+        world=world,
+        store_settings={
+            "mapped_file_size_commit_log": scenario.commit_log_file_size,
+            "mapped_file_size_consume_queue": 20 * scenario.consume_queue_units,
+        },
+    )
+    manifest: dict[str, Any] = {
+        "scenario": scenario.name,
+        "seed": scenario.seed,
+        "brokers": [node.name for node in cluster.brokers],
+        "start_ms": world.now_ms(),
+        "producers": {},
+        "consumers": {},
+        "lost_responses": {},
+    }
+    cluster.start()
+    if scenario.lost_response_share:
+        _lose_responses(cluster, scenario.lost_response_share, manifest)
+    admin = DefaultMQProducer("GEN_ADMIN", cluster.client_runtime("admin"), namesrv_addr=cluster.namesrv_addr)
+    admin.start()
+    for topic in scenario.topics:
+        admin.create_topic("TBW102", topic.name, topic.queues)
+    admin.shutdown()
+    world.run_for(1000)  # the brokers register the new topics with the name server
+    drivers = [_Driver(p, cluster, manifest, i) for i, p in enumerate(scenario.producers)]
+    for d in drivers:
+        d.producer.start()
+    groups = [_Group(c, cluster, scenario.seed, manifest, i) for i, c in enumerate(scenario.consumers)]
+    start = last = world.now_ms()
+    manifest["run_start_ms"] = start  # the origin of start_s, stop_s and duration_s
+    total_ms = int((scenario.duration_s + scenario.drain_s) * 1000)
+    bar = _progress(total_ms, scenario.name, progress)
+    try:
+        # Sends take virtual time themselves (a sync send waits for its answer, up to the 3 s timeout when the
+        # answer is lost), so every decision reads the clock instead of counting ticks.
+        while (now := world.now_ms()) - start < total_ms:
+            now_s = (now - start) / 1000
+            for g in groups:
+                if not g.started and now_s >= g.spec.start_s:
+                    g.start()
+                if g.started and not g.stopped and g.spec.stop_s is not None and now_s >= g.spec.stop_s:
+                    g.stop()
+            if now_s < scenario.duration_s:
+                for d in drivers:
+                    if d.active(now_s):
+                        d.tick(now - last)
+            last = now
+            next_tick = start + ((world.now_ms() - start) // TICK_MS + 1) * TICK_MS
+            world.run_for(next_tick - world.now_ms())
+            if bar is not None:
+                bar.update(min(world.now_ms() - start, total_ms) - bar.n)
+    finally:
+        if bar is not None:
+            bar.close()
+        for g in groups:
+            if g.started and not g.stopped:
+                g.stop()
+        for d in drivers:
+            d.producer.shutdown()
+        world.run_for(1000)
+        cluster.shutdown()
+    manifest["end_ms"] = world.now_ms()
+    _summarise(scenario, manifest)
+    (out_path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", "utf-8")
+    return manifest
+
+
+def _progress(total_ms: int, name: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total_ms, desc=f"scenario {name}", unit="ms", unit_scale=True)
