@@ -41,49 +41,45 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import (
-    BinaryType,
-    IntegerType,
-    LongType,
-    MapType,
-    StringType,
     StructType,
-    TimestampType,
 )
 
 from mqlab.client.consumer.pull_status import PullStatus
 from mqlab.common.message import message_const as mc
 from mqlab.spark.rocketmq_client import DEFAULT_READER_GROUP, QueueClient, QueueRoute
-from mqlab.spark.segment_reader import Column, arrow_schema, spark_schema
+from mqlab.spark.segment_reader import (
+    BINARY,
+    INT,
+    LONG,
+    STRING,
+    STRING_MAP,
+    TIMESTAMP,
+    Column,
+    arrow_schema,
+    spark_schema,
+)
 
 FORMAT = "rocketmq"
 LOG = logging.getLogger("mqlab.spark.rocketmq")
 
-# Each Spark type with the Arrow type Spark expects for it in a RecordBatch.
-_LONG = (LongType(), pa.int64())
-_INT = (IntegerType(), pa.int32())
-_STRING = (StringType(), pa.string())
-_TIMESTAMP = (TimestampType(), pa.timestamp("us", tz="UTC"))
-_BINARY = (BinaryType(), pa.binary())
-_STRING_MAP = (MapType(StringType(), StringType()), pa.map_(pa.string(), pa.string()))
-
 ROCKETMQ_COLUMNS: tuple[Column, ...] = (
-    Column("topic", *_STRING, "the message's topic"),
-    Column("broker", *_STRING, "the broker name serving the queue"),
-    Column("queue_id", *_INT, "the queue"),
-    Column("queue_offset", *_LONG, "index of the message in its ConsumeQueue (what the Spark offset counts)"),
-    Column("commit_log_offset", *_LONG, "physical offset of the record in the broker's CommitLog"),
-    Column("msg_id", *_STRING, "property UNIQ_KEY: the producer's message id"),
-    Column("offset_msg_id", *_STRING, "store host + CommitLog offset, hex (MessageDecoder#createMessageId)"),
-    Column("tags", *_STRING, "property TAGS"),
-    Column("keys", *_STRING, "property KEYS (space-separated)"),
-    Column("properties", *_STRING_MAP, "every property"),
-    Column("body", *_BINARY, "the body (inflated if the producer compressed it)"),
-    Column("born_timestamp", *_TIMESTAMP, "producer clock"),
-    Column("store_timestamp", *_TIMESTAMP, "broker clock when stored"),
-    Column("born_host", *_STRING, "producer address ip:port"),
-    Column("store_host", *_STRING, "broker address ip:port"),
-    Column("reconsume_times", *_INT, "RECONSUMETIMES"),
-    Column("sys_flag", *_INT, "SYSFLAG"),
+    Column("topic", *STRING, "the message's topic"),
+    Column("broker", *STRING, "the broker name serving the queue"),
+    Column("queue_id", *INT, "the queue"),
+    Column("queue_offset", *LONG, "index of the message in its ConsumeQueue (what the Spark offset counts)"),
+    Column("commit_log_offset", *LONG, "physical offset of the record in the broker's CommitLog"),
+    Column("msg_id", *STRING, "property UNIQ_KEY: the producer's message id"),
+    Column("offset_msg_id", *STRING, "store host + CommitLog offset, hex (MessageDecoder#createMessageId)"),
+    Column("tags", *STRING, "property TAGS"),
+    Column("keys", *STRING, "property KEYS (space-separated)"),
+    Column("properties", *STRING_MAP, "every property"),
+    Column("body", *BINARY, "the body (inflated if the producer compressed it)"),
+    Column("born_timestamp", *TIMESTAMP, "producer clock"),
+    Column("store_timestamp", *TIMESTAMP, "broker clock when stored"),
+    Column("born_host", *STRING, "producer address ip:port"),
+    Column("store_host", *STRING, "broker address ip:port"),
+    Column("reconsume_times", *INT, "RECONSUMETIMES"),
+    Column("sys_flag", *INT, "SYSFLAG"),
 )
 ROCKETMQ_SCHEMA = spark_schema(ROCKETMQ_COLUMNS)
 ROCKETMQ_ARROW_SCHEMA = arrow_schema(ROCKETMQ_COLUMNS)

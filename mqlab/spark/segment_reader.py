@@ -94,45 +94,46 @@ class Column:
     meaning: str
 
 
-_LONG = (LongType(), pa.int64())
-_INT = (IntegerType(), pa.int32())
-_STRING = (StringType(), pa.string())
-_TIMESTAMP = (TimestampType(), pa.timestamp("us", tz="UTC"))
-_BINARY = (BinaryType(), pa.binary())
-_STRING_MAP = (MapType(StringType(), StringType()), pa.map_(pa.string(), pa.string()))
+# Each Spark type with the Arrow type Spark expects for it in a RecordBatch (the data sources' columns use these).
+LONG = (LongType(), pa.int64())
+INT = (IntegerType(), pa.int32())
+STRING = (StringType(), pa.string())
+TIMESTAMP = (TimestampType(), pa.timestamp("us", tz="UTC"))
+BINARY = (BinaryType(), pa.binary())
+STRING_MAP = (MapType(StringType(), StringType()), pa.map_(pa.string(), pa.string()))
 
 COMMITLOG_COLUMNS: tuple[Column, ...] = (
-    Column("physical_offset", *_LONG, "PHYSICALOFFSET: CommitLog offset of the record"),
-    Column("total_size", *_INT, "TOTALSIZE: record length in bytes"),
-    Column("topic", *_STRING, "TOPIC"),
-    Column("queue_id", *_INT, "QUEUEID"),
-    Column("queue_offset", *_LONG, "QUEUEOFFSET: index of the message in its ConsumeQueue"),
-    Column("sys_flag", *_INT, "SYSFLAG: compression, transaction type, IPv6 host bits"),
-    Column("flag", *_INT, "FLAG: the user's Message.flag"),
-    Column("born_timestamp", *_TIMESTAMP, "BORNTIMESTAMP: producer clock (stored in ms, UTC)"),
-    Column("store_timestamp", *_TIMESTAMP, "STORETIMESTAMP: broker clock inside the put lock (ms, UTC)"),
-    Column("born_host", *_STRING, "BORNHOST as ip:port ([ip]:port for IPv6)"),
-    Column("store_host", *_STRING, "STOREHOSTADDRESS as ip:port"),
-    Column("body_crc", *_INT, "BODYCRC: CRC-32 of the stored body, top bit cleared"),
-    Column("reconsume_times", *_INT, "RECONSUMETIMES"),
-    Column("prepared_transaction_offset", *_LONG, "PREPAREDTRANSACTIONOFFSET (0 for normal messages)"),
-    Column("body", *_BINARY, "BODY as stored: still compressed when sys_flag has 0x1"),
-    Column("tags", *_STRING, "property TAGS (null if absent)"),
-    Column("keys", *_STRING, "property KEYS, space-separated keys (null if absent)"),
-    Column("uniq_key", *_STRING, "property UNIQ_KEY: the producer's message id (null if absent)"),
-    Column("properties", *_STRING_MAP, "all properties, in stored order (MessageDecoder#string2messageProperties)"),
-    Column("msg_id", *_STRING, "offset message id: store host + physical offset, hex (MessageDecoder#createMessageId)"),
-    Column("segment", *_STRING, "name of the CommitLog file the record was read from"),
+    Column("physical_offset", *LONG, "PHYSICALOFFSET: CommitLog offset of the record"),
+    Column("total_size", *INT, "TOTALSIZE: record length in bytes"),
+    Column("topic", *STRING, "TOPIC"),
+    Column("queue_id", *INT, "QUEUEID"),
+    Column("queue_offset", *LONG, "QUEUEOFFSET: index of the message in its ConsumeQueue"),
+    Column("sys_flag", *INT, "SYSFLAG: compression, transaction type, IPv6 host bits"),
+    Column("flag", *INT, "FLAG: the user's Message.flag"),
+    Column("born_timestamp", *TIMESTAMP, "BORNTIMESTAMP: producer clock (stored in ms, UTC)"),
+    Column("store_timestamp", *TIMESTAMP, "STORETIMESTAMP: broker clock inside the put lock (ms, UTC)"),
+    Column("born_host", *STRING, "BORNHOST as ip:port ([ip]:port for IPv6)"),
+    Column("store_host", *STRING, "STOREHOSTADDRESS as ip:port"),
+    Column("body_crc", *INT, "BODYCRC: CRC-32 of the stored body, top bit cleared"),
+    Column("reconsume_times", *INT, "RECONSUMETIMES"),
+    Column("prepared_transaction_offset", *LONG, "PREPAREDTRANSACTIONOFFSET (0 for normal messages)"),
+    Column("body", *BINARY, "BODY as stored: still compressed when sys_flag has 0x1"),
+    Column("tags", *STRING, "property TAGS (null if absent)"),
+    Column("keys", *STRING, "property KEYS, space-separated keys (null if absent)"),
+    Column("uniq_key", *STRING, "property UNIQ_KEY: the producer's message id (null if absent)"),
+    Column("properties", *STRING_MAP, "all properties, in stored order (MessageDecoder#string2messageProperties)"),
+    Column("msg_id", *STRING, "offset message id: store host + physical offset, hex (MessageDecoder#createMessageId)"),
+    Column("segment", *STRING, "name of the CommitLog file the record was read from"),
 )
 
 CONSUMEQUEUE_COLUMNS: tuple[Column, ...] = (
-    Column("topic", *_STRING, "the topic (directory consumequeue/<topic>)"),
-    Column("queue_id", *_INT, "the queue (directory consumequeue/<topic>/<queueId>)"),
-    Column("queue_offset", *_LONG, "logical offset: index of the unit in the queue"),
-    Column("commit_log_offset", *_LONG, "unit field 1: CommitLog offset of the record"),
-    Column("size", *_INT, "unit field 2: the record's TOTALSIZE"),
-    Column("tags_code", *_LONG, "unit field 3: String.hashCode of TAGS (0 without tags)"),
-    Column("segment", *_STRING, "name of the ConsumeQueue file the unit was read from"),
+    Column("topic", *STRING, "the topic (directory consumequeue/<topic>)"),
+    Column("queue_id", *INT, "the queue (directory consumequeue/<topic>/<queueId>)"),
+    Column("queue_offset", *LONG, "logical offset: index of the unit in the queue"),
+    Column("commit_log_offset", *LONG, "unit field 1: CommitLog offset of the record"),
+    Column("size", *INT, "unit field 2: the record's TOTALSIZE"),
+    Column("tags_code", *LONG, "unit field 3: String.hashCode of TAGS (0 without tags)"),
+    Column("segment", *STRING, "name of the ConsumeQueue file the unit was read from"),
 )
 
 
