@@ -5,8 +5,8 @@ Java: none (teaching helper).
 Every check prints one deterministic line, ``✓ <name>: correct`` or ``✗ <name>: <why>``, and returns a bool. The
 expected value stays hidden unless ``reveal=True``: a failed check gives the hint, or says what kind of value was
 expected when the answer has the wrong type (``"4"`` for ``4``, ``True`` for ``1``, ``"PUT_OK"`` for
-``PutMessageStatus.PUT_OK``). An answer left as ``None`` or ``...`` (the placeholder of an exercise cell) is "not
-answered yet".
+``PutMessageStatus.PUT_OK``). An answer left as ``None`` or ``...`` (what an exercise cell holds until it is
+answered) is "not answered yet".
 
 In a notebook, assign the result so Jupyter does not echo the returned bool (a trailing ``;`` is not enough under
 nbval, which runs cells without IPython's output history)::
@@ -101,7 +101,7 @@ def same(answer: object, expected: object) -> bool:
     return bool(answer == expected)
 
 
-def _is_placeholder(answer: object) -> bool:
+def _is_unanswered(answer: object) -> bool:
     return answer is None or answer is Ellipsis
 
 
@@ -114,7 +114,7 @@ def report(ok: bool, name: str, why: str) -> bool:
 def _verdict(
     answer: object, expected: object, ok: bool, *, name: str, hint: str, reveal: bool, mismatch: str | None = None
 ) -> bool:
-    if _is_placeholder(answer) and not _is_placeholder(expected):
+    if _is_unanswered(answer) and not _is_unanswered(expected):
         return report(False, name, NOT_ANSWERED)
     why = hint if mismatch is None else f"{mismatch}; {hint}" if hint != DEFAULT_HINT else mismatch
     if reveal and not ok:
@@ -136,7 +136,7 @@ def check(
         name: what is being checked, as the reader knows it.
         reveal: add the expected value to a failure.
     """
-    mismatch = None if _is_placeholder(answer) else type_mismatch(answer, expected)
+    mismatch = None if _is_unanswered(answer) else type_mismatch(answer, expected)
     ok = mismatch is None and same(answer, expected)
     return _verdict(answer, expected, ok, name=name, hint=hint, reveal=reveal, mismatch=mismatch)
 
@@ -156,11 +156,11 @@ def check_close(
     A string or a bool is never a number here, and NaN is never close to anything.
     """
     mismatch = None
-    if not _is_placeholder(answer) and (
+    if not _is_unanswered(answer) and (
         isinstance(answer, bool) or not isinstance(answer, numbers.Real) or isinstance(expected, bool)
     ):
         mismatch = f"expected a number, got {_kind(answer)} ({answer!r})"
-    ok = mismatch is None and not _is_placeholder(answer)
+    ok = mismatch is None and not _is_unanswered(answer)
     ok = ok and math.isclose(float(answer), float(expected), rel_tol=rel, abs_tol=abs)  # type: ignore[arg-type]
     return _verdict(answer, expected, ok, name=name, hint=hint, reveal=reveal, mismatch=mismatch)
 
@@ -179,12 +179,12 @@ def check_unordered(
     """
     expected_items = list(expected)
     mismatch = None
-    if not _is_placeholder(answer) and (
+    if not _is_unanswered(answer) and (
         isinstance(answer, (str, bytes, Mapping)) or not isinstance(answer, (Iterable, Set))
     ):
         mismatch = f"expected a collection, got {_kind(answer)} ({answer!r})"
     ok = False
-    if mismatch is None and not _is_placeholder(answer):
+    if mismatch is None and not _is_unanswered(answer):
         answer_items = list(answer)  # type: ignore[call-overload]
         ok = len(answer_items) == len(expected_items) and _same_multiset(answer_items, expected_items)
         families = {_family(item) for item in expected_items}
@@ -222,7 +222,7 @@ def check_that(
     A predicate that raises counts as a wrong answer (the exception's type is named, its text is not: it may
     give the answer away).
     """
-    if _is_placeholder(answer):
+    if _is_unanswered(answer):
         return report(False, name, NOT_ANSWERED)
     try:
         ok = bool(predicate(answer))
