@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mqlab.chaos.checker import CLASSIFIED
+from mqlab.runtime.clock import wall_seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def run_task(task: Task) -> dict[str, Any]:
     from mqlab.chaos.checker import Anomaly, Verdict
     from mqlab.chaos.workload import run_seed
 
-    started = time.perf_counter()
+    started = wall_seconds()
     try:
         _history, verdict = run_seed(
             task.seed, task.workload, task.faults, broken=task.broken, max_faults=task.max_faults
@@ -75,7 +75,7 @@ def run_task(task: Task) -> dict[str, Any]:
         verdict.stats = {"sends": 0, "acked": 0, "deliveries": 0, "commits": 0, "fault_count": 0, "events": 0}
     row = verdict.to_row()
     row["broken"] = task.broken
-    row["wall_s"] = round(time.perf_counter() - started, 3)
+    row["wall_s"] = round(wall_seconds() - started, 3)
     return row
 
 
@@ -113,7 +113,7 @@ class CampaignResult:
 
 def run_local(tasks: list[Task], *, jobs: int = 1, progress: bool = False) -> CampaignResult:
     """Run ``tasks`` on a pool of ``jobs`` processes (1: in this process), in order of the task list."""
-    started = time.perf_counter()
+    started = wall_seconds()
     bar = None
     if progress:
         from tqdm import tqdm
@@ -133,7 +133,7 @@ def run_local(tasks: list[Task], *, jobs: int = 1, progress: bool = False) -> Ca
                     bar.update()
     if bar is not None:
         bar.close()
-    return CampaignResult(rows, time.perf_counter() - started)
+    return CampaignResult(rows, wall_seconds() - started)
 
 
 def _spark_schema() -> Any:
@@ -185,7 +185,7 @@ def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None =
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if package_root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([package_root, *paths])
-    started = time.perf_counter()
+    started = wall_seconds()
     spark = (
         SparkSession.builder.master(master)
         .appName("mqlab-chaos")
@@ -211,7 +211,7 @@ def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None =
         summary.orderBy("workload", "faults").show(truncate=False)
     finally:
         spark.stop()
-    return CampaignResult(rows, time.perf_counter() - started)
+    return CampaignResult(rows, wall_seconds() - started)
 
 
 def write_local(result: CampaignResult, out: Path) -> None:

@@ -21,8 +21,9 @@ Kinds:
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
+
+from mqlab.runtime.seeded_random import seeded_random
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -88,7 +89,7 @@ def plan_faults(
     kinds = PROFILES[profile]
     if not kinds:
         return []
-    rng = random.Random(f"{seed}:nemesis:{profile}")
+    rng = seeded_random(f"{seed}:nemesis:{profile}")
     busy_until: dict[str, int] = {}
     windows: list[FaultWindow] = []
     for _ in range(rng.randint(1, max_faults)):

@@ -14,7 +14,6 @@ cutting links, filling the disk).
 
 from __future__ import annotations
 
-import random
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -41,6 +40,7 @@ from mqlab.namesrv.namesrv_controller import NamesrvController
 from mqlab.remoting.netty.netty_client_config import NettyClientConfig
 from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.runtime import SimulatedWorld
+from mqlab.runtime.seeded_random import seeded_random
 from mqlab.store.config.flush_disk_type import FlushDiskType
 from mqlab.store.crash import simulate_crash
 
@@ -174,7 +174,7 @@ class ChaosRun:
     def __post_init__(self) -> None:
         self.history = History(self.seed, self.workload.name, self.faults)
         self.world = SimulatedWorld(self.seed)
-        self.rng = random.Random(f"{self.seed}:workload")
+        self.rng = seeded_random(f"{self.seed}:workload")
         self.cluster = Cluster.simulated(
             self.root, brokers=len(self.workload.brokers), world=self.world, store_settings=STORE_SETTINGS
         )

@@ -39,3 +39,11 @@ class VirtualClock:
         """Move forward to ``when_ms`` (a time in the past leaves the clock where it is)."""
         if when_ms > self._now:
             self._now = when_ms
+
+
+def wall_seconds() -> float:
+    """Seconds on the machine's monotonic clock, for tools that report how long a run took (never for the engine).
+
+    A campaign or a generator measures its own wall time with this; everything it simulates keeps the virtual clock.
+    """
+    return time.perf_counter()

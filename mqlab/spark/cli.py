@@ -9,7 +9,8 @@ Java: none (teaching layer).
 from __future__ import annotations
 
 import argparse
-import time
+
+from mqlab.runtime.clock import wall_seconds
 
 
 def _add_gen_store_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,11 +30,11 @@ def _cmd_gen_store(args: argparse.Namespace) -> int:
     from mqlab.spark.generate import generate_store, load_scenario
 
     scenario = load_scenario(args.scenario, seed=args.seed)
-    started = time.monotonic()
+    started = wall_seconds()
     manifest = generate_store(scenario, args.out, replace=args.replace, progress=not args.no_progress)
     sent = sum(len(p["messages"]) for p in manifest["producers"].values())
     print(
         f"scenario {scenario.name} (seed {scenario.seed}): {sent} messages sent to "
-        f"{len(manifest['brokers'])} broker(s) in {time.monotonic() - started:.1f} s; manifest in manifest.json"
+        f"{len(manifest['brokers'])} broker(s) in {wall_seconds() - started:.1f} s; manifest in manifest.json"
     )
     return 0
