@@ -313,3 +313,19 @@ def test_commit_over_loopback_tcp(cluster):
     assert committed.prepared_transaction_offset == queue_records(c, HALF)[0].commit_log_offset
     assert half_id.address.host == "127.0.0.1"
     assert c.wait_until(lambda: [op.body for op in queue_records(c, OP)] == [b"0"], 5000)
+
+
+@pytest.mark.spec("TXN-4", "TXN-6", "TXN-12", "TXN-14")
+def test_rollback_and_a_check_that_commits_over_loopback_tcp(cluster):
+    c = cluster("tcp", broker={"transaction_check_interval": 1000, "transaction_time_out": 1000})
+    rolled_back = tx_producer(c, Listener(ROLLBACK), group="TXR", node="rollback")
+    result = rolled_back.send_message_in_transaction(Message(TOPIC, "TagA", "tcp-r", b"rolled back"), None)
+    assert (result.send_status, result.local_transaction_state) == (SendStatus.SEND_OK, ROLLBACK)
+    undecided = Listener(UNKNOW, COMMIT)  # the local transaction cannot tell yet; the broker's check will ask
+    checked = tx_producer(c, undecided, group="TXC", node="checked")
+    result = checked.send_message_in_transaction(Message(TOPIC, "TagA", "tcp-c", b"decided later"), None)
+    assert result.local_transaction_state is UNKNOW
+    assert c.wait_until(lambda: len(undecided.checked) >= 1, 15_000)  # CHECK_TRANSACTION_STATE over TCP
+    assert undecided.checked[0].get_property(mc.PROPERTY_TRANSACTION_CHECK_TIMES) == "1"
+    assert c.wait_until(lambda: [r.body for r in queue_records(c, TOPIC)] == [b"decided later"], 10_000)
+    assert c.wait_until(lambda: len(queue_records(c, OP)) == 2, 10_000)  # one op for the rollback, one for the commit
