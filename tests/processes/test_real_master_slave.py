@@ -88,3 +88,57 @@ def test_sigkill_of_a_sync_master_leaves_every_acknowledged_message_on_the_slave
         assert stored is not None and stored.body == body
     reopened.shutdown()
     assert verify_store(slave_store, max_hash_slot_num=1000).ok
+
+
+def send_until_acked(client, body: bytes, seconds: float) -> str | None:
+    """Send ``body`` until a SYNC_MASTER answers SUCCESS (the slave caught up and acknowledged it); its msgId."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            response = client.send(client.message("TopicTest", body, tags="TagA"))
+        except Exception:  # the slave's 3 s wait outlasted the send timeout: try again
+            continue
+        if response.code == ResponseCode.SUCCESS:
+            return response.ext_fields["msgId"]
+        assert response.code in (ResponseCode.SLAVE_NOT_AVAILABLE, ResponseCode.FLUSH_SLAVE_TIMEOUT)
+        time.sleep(0.5)
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.spec("HA-16")
+def test_a_master_that_comes_back_is_followed_again_by_its_slave(tmp_path, namesrv):  # noqa: F811
+    master_conf, _ = ha_conf(tmp_path, namesrv, broker_id=0, role="SYNC_MASTER")
+    slave_conf, slave_store = ha_conf(tmp_path, namesrv, broker_id=1, role="SLAVE")
+    for conf in (master_conf, slave_conf):  # learn a restarted master's new HA address within 10 s, not 30 s
+        conf.write_text(conf.read_text() + "registerNameServerPeriod=10000\n")
+    master, master_addr = start_broker(master_conf)
+    slave, _slave_addr = start_broker(slave_conf)
+    acked = []
+    rt = ThreadedRuntime.create("client")
+    try:
+        client = Client(rt, master_addr, namesrv)
+        acked.append((b"before", send_until_acked(client, b"before", 40)))
+        client.close()
+        os.kill(master.pid, signal.SIGKILL)
+        master.wait(timeout=30)
+        master, master_addr = start_broker(master_conf)  # abnormal recovery, then a new port and a new HA port
+        client = Client(rt, master_addr, namesrv)
+        for body in (b"after-1", b"after-2"):
+            acked.append((body, send_until_acked(client, body, 60)))
+        client.close()
+    finally:
+        rt.scheduler.close()
+        for proc in (master, slave):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+    assert all(msg_id is not None for _, msg_id in acked), acked
+    reopened = reopen(slave_store, SimulatedWorld().runtime("check"))
+    reopened.config.broker_role = BrokerRole.SLAVE
+    reopened.load()
+    for body, msg_id in acked:
+        stored = reopened.look_message_by_offset(decode_message_id(msg_id).offset)
+        assert stored is not None and stored.body == body
+    reopened.shutdown()
+    assert verify_store(slave_store, max_hash_slot_num=1000).ok
