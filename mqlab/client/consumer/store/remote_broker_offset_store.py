@@ -41,7 +41,7 @@ OFFSET_RPC_TIMEOUT_MILLIS = 1000 * 5
 
 
 class ConsumerOffsetClientAPI(Protocol):
-    """The offset calls of ``MQClientAPIImpl`` (the lead's ``mqlab.client.impl.mq_client_api_impl``)."""
+    """The offset calls of ``MQClientAPIImpl`` (implemented by ``mqlab.client.impl.mq_client_api_impl``)."""
 
     def query_consumer_offset(
         self, addr: str, request_header: QueryConsumerOffsetRequestHeader, timeout_millis: int
