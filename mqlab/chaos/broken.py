@@ -11,6 +11,8 @@ A checker that cannot tell a broken engine from the real one checks nothing.
 * ``commit-before-consume``: a concurrent consumer advances its offset when it hands messages to the listener,
   before the listener returns.
 * ``orderly-out-of-order``: an orderly consumer takes the newest cached message of a queue instead of the oldest.
+* ``sync-master-no-wait``: a SYNC_MASTER answers SEND_OK without waiting for its slave (it replicates as an
+  ASYNC_MASTER does), so losing the master's machine takes acknowledged messages the slave had not received.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from mqlab.client.impl.consumer.consume_message_concurrently_service import ConsumeMessageConcurrentlyService
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
+from mqlab.store.commit_log import CommitLog
 from mqlab.store.group_commit_service import GroupCommitService
 from mqlab.store.put_message_status import PutMessageStatus
 
@@ -48,6 +51,10 @@ def _commit_on_submit(original: Callable[..., None]) -> Callable[..., None]:
     return submit_consume_request
 
 
+def _no_replica_wait(self: CommitLog, result: Any, msg: Any) -> None:
+    return None  # "already PUT_OK", as for an ASYNC_MASTER
+
+
 def _take_newest(self: ProcessQueue, batch_size: int) -> list[Any]:
     result: list[Any] = []
     with self._tree_lock:
@@ -67,6 +74,7 @@ VARIANTS: dict[str, tuple[type, str, Callable[[Any], Any]]] = {
     "drop-send-back": (ConsumeMessageConcurrentlyService, "send_message_back", lambda original: _pretend_sent_back),
     "commit-before-consume": (ConsumeMessageConcurrentlyService, "submit_consume_request", _commit_on_submit),
     "orderly-out-of-order": (ProcessQueue, "take_messages", lambda original: _take_newest),
+    "sync-master-no-wait": (CommitLog, "submit_replica_request", lambda original: _no_replica_wait),
 }
 
 

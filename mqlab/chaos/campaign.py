@@ -72,7 +72,15 @@ def run_task(task: Task) -> dict[str, Any]:
     except Exception as exc:  # a run the simulation could not finish is itself a finding, with its reproducer
         verdict = Verdict(task.seed, task.workload, task.faults, task.broken)
         verdict.anomalies.append(Anomaly("run-completed", (), f"{type(exc).__name__}: {exc}"))
-        verdict.stats = {"sends": 0, "acked": 0, "deliveries": 0, "commits": 0, "fault_count": 0, "events": 0}
+        verdict.stats = {
+            "sends": 0,
+            "acked": 0,
+            "deliveries": 0,
+            "commits": 0,
+            "slave_commits": 0,
+            "fault_count": 0,
+            "events": 0,
+        }
     row = verdict.to_row()
     row["broken"] = task.broken
     row["wall_s"] = round(wall_seconds() - started, 3)
@@ -161,23 +169,24 @@ def _spark_schema() -> Any:
             StructField("acked", LongType(), False),
             StructField("deliveries", LongType(), False),
             StructField("commits", LongType(), False),
+            StructField("slave_commits", LongType(), False),
             StructField("fault_count", LongType(), False),
             StructField("events", LongType(), False),
             StructField("windows", ArrayType(StringType()), False),
+            StructField("notes", ArrayType(StringType()), False),
             StructField("reproducer", StringType(), False),
             StructField("wall_s", DoubleType(), False),
         ]
     )
 
 
-def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None = None) -> CampaignResult:
-    """One Spark task per seed; with ``out``, the rows go to ``out/runs`` (Parquet) and ``out/summary`` (Parquet).
+def spark_session(master: str = "local[*]") -> Any:
+    """The campaign's Spark session (an existing one is reused), workers pointed at this interpreter and checkout.
 
     Before the JVM starts, workers are pointed at this interpreter and this checkout of ``mqlab`` (as
     ``mqlab.spark.datasources.spark_session`` does); on a cluster master the workers need ``mqlab`` installed.
     """
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F  # noqa: N812 (PySpark's customary alias)
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -185,7 +194,6 @@ def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None =
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     if package_root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([package_root, *paths])
-    started = wall_seconds()
     spark = (
         SparkSession.builder.master(master)
         .appName("mqlab-chaos")
@@ -194,6 +202,18 @@ def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None =
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def run_spark(tasks: list[Task], *, master: str = "local[*]", out: Path | None = None) -> CampaignResult:
+    """One Spark task per seed; with ``out``, the rows go to ``out/runs`` (Parquet) and ``out/summary`` (Parquet).
+
+    The session comes from ``spark_session(master)`` (a session already started is used) and is stopped at the end.
+    """
+    from pyspark.sql import functions as F  # noqa: N812 (PySpark's customary alias)
+
+    started = wall_seconds()
+    spark = spark_session(master)
     try:
         rdd = spark.sparkContext.parallelize(tasks, numSlices=max(len(tasks), 1)).map(run_task)
         names = _spark_schema().fieldNames()

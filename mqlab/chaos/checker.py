@@ -20,6 +20,13 @@ Properties (besides ``run-completed``: the simulation finished the run without a
   re-send (classified): never fewer.
 * ``commit-after-consume``: a committed offset never passes a message the group's listener is still consuming and
   has not consumed before.
+* ``sync-master-replicated``: a message a SYNC_MASTER answered SEND_OK is in its slave's store at the end of the
+  run, so it survives the loss of the master's machine (and ``acked-delivered`` then requires that it was consumed,
+  reading from the slave).
+
+In master/slave workloads, a send answered FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE is classified and, being
+stored on the master, must be consumed like an acknowledged one unless the master's machine was lost; an ASYNC_MASTER
+losing its machine before its slave caught up is classified ``async-master-loss``, with the bytes the slave lacked.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ PROPERTIES = (
     "orderly-queue-order",
     "dlq-after-max-reconsume",
     "commit-after-consume",
+    "sync-master-replicated",
 )
 CLASSIFIED = (
     "async-flush-loss",
@@ -50,7 +58,11 @@ CLASSIFIED = (
     "unacked-send-lost",
     "dead-lettered",
     "dead-lettered-early-after-send-back-fallback",
+    "flush-slave-timeout",
+    "slave-not-available",
+    "async-master-loss",
 )
+REPLICA_STATUSES = {"FLUSH_SLAVE_TIMEOUT": "flush-slave-timeout", "SLAVE_NOT_AVAILABLE": "slave-not-available"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +91,7 @@ class Verdict:
     classified: Counter[str] = field(default_factory=Counter)
     stats: dict[str, int] = field(default_factory=dict)
     windows: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # facts behind classified counts (bytes a slave lacked)
     run: Any = None
 
     @property
@@ -101,6 +114,7 @@ class Verdict:
         """The verdict line, then each anomaly and the reproducer."""
         lines = [self.line()]
         lines += [f"  {a.format()}" for a in self.anomalies]
+        lines += [f"  note: {n}" for n in self.notes]
         if self.anomalies:
             lines.append(f"  reproduce: {self.reproducer()}")
         return "\n".join(lines)
@@ -116,6 +130,7 @@ class Verdict:
             "classified": dict(self.classified),
             **self.stats,
             "windows": list(self.windows),
+            "notes": list(self.notes),
             "reproducer": self.reproducer(),
         }
 
@@ -130,10 +145,27 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
             successes[(d.group, d.key)].append(d)
     dead = {(r.group, r.key) for r in history.dlq}
     power_losses = [f for f in history.faults_applied if f.fault == "power-loss" and f.action == "start"]
+    lost = {f.target: f for f in history.faults_applied if f.action == "lost"}  # masters whose machine was lost
+    replicas = {broker: set(keys) for broker, keys in history.replicas.items()}
+    # Stored on the master although not acknowledged as replicated: owed to consumers unless the machine was lost.
+    stored = dict(acked)
+    for s in history.sends:
+        if s.detail in REPLICA_STATUSES and s.broker in history.roles and s.broker not in lost:
+            stored.setdefault(s.key, s)
 
     def excused(key: str) -> str | None:
         """The classified reason an acknowledged message may be missing, or None."""
-        send = acked[key]
+        send = stored[key]
+        if send.broker in history.roles:
+            loss = lost.get(send.broker or "")
+            if (
+                history.roles[send.broker or ""] == "ASYNC_MASTER"
+                and loss is not None
+                and loss.seq > send.seq
+                and key not in replicas.get(send.broker or "", ())
+            ):
+                return "async-master-loss"  # counted once per message by _check_replication
+            return None
         if history.flush_types.get(send.broker or "") != "ASYNC_FLUSH":
             return None
         losses = [f for f in power_losses if f.target == send.broker]
@@ -143,7 +175,8 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
         # already past it pulls from there on and never sees the new message.
         return "offset-reuse-after-power-loss" if losses else None
 
-    _check_acked_delivered(history, verdict, acked, successes, dead, excused)
+    _check_replication(history, verdict, acked, lost, replicas)
+    _check_acked_delivered(history, verdict, stored, successes, dead, excused)
     _check_broadcast(history, verdict, acked, excused)
     _check_orderly(history, verdict, acked, dead)
     _check_dlq(history, verdict)
@@ -154,6 +187,7 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
         "acked": len(acked),
         "deliveries": len(history.deliveries),
         "commits": len(history.commits),
+        "slave_commits": sum(1 for c in history.commits if c.node),
         "fault_count": sum(1 for f in history.faults_applied if f.action == "start"),
         "events": history.events_run,
     }
@@ -168,18 +202,58 @@ def _check_acked_delivered(history, verdict, acked, successes, dead, excused) ->
         for key in missing:
             reason = excused(key)
             if reason:
-                verdict.classified[reason] += 1
+                if reason != "async-master-loss":
+                    verdict.classified[reason] += 1
             else:
                 send = acked[key]
                 verdict.anomalies.append(
                     Anomaly(
                         "acked-delivered",
                         (key,),
-                        f"SEND_OK from {send.broker} ({history.flush_types.get(send.broker or '')}) at seq {send.seq},"
-                        f" never consumed by {group} and not in %DLQ%{group}",
+                        f"{send.detail or 'SEND_OK'} from {send.broker} ({_broker_kind(history, send.broker)}) at seq "
+                        f"{send.seq}, never consumed by {group} and not in %DLQ%{group}",
                         send.seq,
                     )
                 )
+
+
+def _broker_kind(history: History, broker: str | None) -> str:
+    """``ASYNC_FLUSH``, or ``SYNC_MASTER ASYNC_FLUSH`` for a master with a slave."""
+    flush = history.flush_types.get(broker or "", "")
+    role = history.roles.get(broker or "")
+    return f"{role} {flush}" if role else flush
+
+
+def _check_replication(history, verdict, acked, lost, replicas) -> None:
+    """``sync-master-replicated``; count the replica statuses and ``async-master-loss`` with the bytes behind."""
+    for s in history.sends:
+        if s.detail in REPLICA_STATUSES:
+            verdict.classified[REPLICA_STATUSES[s.detail]] += 1
+    for broker, role in sorted(history.roles.items()):
+        on_slave = replicas.get(broker, set())
+        mine = [send for send in acked.values() if send.broker == broker]
+        if role == "SYNC_MASTER":
+            for send in mine:
+                if send.key not in on_slave:
+                    verdict.anomalies.append(
+                        Anomaly(
+                            "sync-master-replicated",
+                            (send.key,),
+                            f"SEND_OK from SYNC_MASTER {broker} at seq {send.seq}, not in its slave's store",
+                            send.seq,
+                        )
+                    )
+        loss = lost.get(broker)
+        if loss is None:
+            continue
+        gone = [send.key for send in mine if send.seq < loss.seq and send.key not in on_slave]
+        if role == "ASYNC_MASTER" and gone:
+            verdict.classified["async-master-loss"] += len(gone)
+        shown = ", ".join(gone[:5]) + (" ..." if len(gone) > 5 else "")
+        verdict.notes.append(
+            f"{broker} ({role}) lost its machine with its slave {loss.bytes_behind} bytes behind: "
+            f"{len(gone)} acknowledged messages not on the slave" + (f" ({shown})" if gone else "")
+        )
 
 
 def _check_broadcast(history, verdict, acked, excused) -> None:
@@ -196,7 +270,8 @@ def _check_broadcast(history, verdict, acked, excused) -> None:
                 if key not in seen[instance]:
                     reason = excused(key)
                     if reason:
-                        verdict.classified[reason] += 1
+                        if reason != "async-master-loss":
+                            verdict.classified[reason] += 1
                     else:
                         verdict.anomalies.append(
                             Anomaly("broadcast-each-instance", (key,), f"{instance} of {group} never consumed it")
@@ -306,7 +381,7 @@ def _duplicate_cause(records: list[DeliveryRecord], faults: list[Any]) -> str:
     between = {f.fault for f in faults if first < f.seq < last}
     if "consumer-crash" in between:
         return "duplicate-after-consumer-crash"
-    if between & {"broker-crash", "power-loss"}:
+    if between & {"broker-crash", "power-loss", "master-crash", "master-loss", "slave-crash"}:
         return "duplicate-after-broker-crash"
     if len({d.instance for d in records}) > 1 or between & {"consumer-join", "consumer-leave", "partition"}:
         return "duplicate-after-rebalance"

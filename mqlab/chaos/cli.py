@@ -21,6 +21,9 @@ TRACE_COMPONENTS = (
     "ConsumeMessageOrderlyService",
     "DefaultMQProducerImpl",
     "RemotingCommand",
+    "HAService",
+    "HAConnection",
+    "HAClient",
 )
 
 

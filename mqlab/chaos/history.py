@@ -58,7 +58,10 @@ class DeliveryRecord:
 
 @dataclass(frozen=True, slots=True)
 class CommitRecord:
-    """A consumer offset reaching a broker's ConsumerOffsetManager."""
+    """A consumer offset reaching a broker's ConsumerOffsetManager.
+
+    ``broker`` is the broker name; ``node`` the broker that took it when that is a slave (its master was down).
+    """
 
     seq: int
     time_ms: int
@@ -67,6 +70,7 @@ class CommitRecord:
     broker: str
     queue_id: int
     offset: int
+    node: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +87,18 @@ class DlqRecord:
 
 @dataclass(frozen=True, slots=True)
 class FaultRecord:
-    """A nemesis step (``start``/``stop`` of a fault, or a one-off such as a crash)."""
+    """A nemesis step (``start``/``stop`` of a fault, or a one-off such as a crash).
+
+    ``bytes_behind``: when a master's machine is lost, how many CommitLog bytes its slave held fewer than the master
+    at that moment (0 otherwise).
+    """
 
     seq: int
     time_ms: int
     fault: str
     action: str
     target: str
+    bytes_behind: int = 0
 
 
 @dataclass
@@ -100,6 +109,8 @@ class History:
     workload: str
     faults: str
     flush_types: dict[str, str] = field(default_factory=dict)  # broker -> SYNC_FLUSH / ASYNC_FLUSH
+    roles: dict[str, str] = field(default_factory=dict)  # broker with a slave -> SYNC_MASTER / ASYNC_MASTER
+    replicas: dict[str, list[str]] = field(default_factory=dict)  # broker -> keys in its slave's store at the end
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> model, orderly, max_reconsume_times
     sends: list[SendRecord] = field(default_factory=list)
     deliveries: list[DeliveryRecord] = field(default_factory=list)
@@ -121,6 +132,8 @@ class History:
             "workload": self.workload,
             "faults": self.faults,
             "flush_types": dict(self.flush_types),
+            "roles": dict(self.roles),
+            "replicas": {b: list(keys) for b, keys in self.replicas.items()},
             "groups": {g: dict(v) for g, v in self.groups.items()},
             "sends": [asdict(r) for r in self.sends],
             "deliveries": [asdict(r) for r in self.deliveries],

@@ -17,6 +17,17 @@ Kinds:
 * ``consumer-crash``: a consumer process dies without persisting offsets; ``consumer-leave``: a clean shutdown;
   ``consumer-join``: a new instance joins its group.
 * ``disk-full``: the disk fills to 96 % (the brokers refuse writes) and then frees again.
+
+Kinds for workloads with a master/slave pair per broker name (``pairs``; the profile ``replication``):
+
+* ``master-crash``: the master's process dies keeping the page cache, then the master comes back on its store.
+* ``master-loss``: the master's machine loses power and is not brought back during the run: consumers read from the
+  slave. 4.9.3 has no role change, and a master restarted on a CommitLog shorter than its slave's would refuse the
+  slave's acknowledgements for good (HA-3), so an operator rebuilds such a machine from the slave instead.
+* ``slave-crash``: the slave's process dies keeping the page cache, then restarts and reconnects.
+* ``master-slave-partition``: the master and its slave cannot reach each other (clients reach both).
+
+In such a workload ``power-loss`` of a master is a ``master-loss`` too.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "consumers": ("consumer-crash", "consumer-leave", "consumer-join"),
     "namesrv": ("namesrv-loss",),
     "disk": ("disk-full",),
+    "replication": ("master-crash", "master-loss", "slave-crash", "master-slave-partition"),
     "all": (
         "broker-crash",
         "power-loss",
@@ -51,6 +63,8 @@ PROFILES: dict[str, tuple[str, ...]] = {
 # Kinds whose target is a broker / a consumer instance / a pair of nodes.
 BROKER_FAULTS = {"broker-crash", "power-loss"}
 CONSUMER_FAULTS = {"consumer-crash", "consumer-leave", "consumer-join"}
+# Kinds whose target is a master (or its slave, or the pair) of a master/slave pair.
+REPLICATION_FAULTS = {"master-crash", "master-loss", "slave-crash", "master-slave-partition"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +92,11 @@ def plan_faults(
     nodes: list[str],
     duration_ms: int,
     max_faults: int = 3,
+    pairs: list[tuple[str, str]] | None = None,
 ) -> list[FaultWindow]:
     """Draw up to ``max_faults`` fault windows of the profile's kinds within ``duration_ms``.
+
+    ``pairs`` lists ``(master, slave)`` node names; without pairs the replication kinds draw no window.
 
     Raises:
         ValueError: an unknown profile.
@@ -105,6 +122,11 @@ def plan_faults(
             if not consumers:
                 continue
             target = rng.choice(consumers)
+        elif kind in REPLICATION_FAULTS:
+            if not pairs:
+                continue
+            master, slave = rng.choice(pairs)
+            target = {"slave-crash": slave, "master-slave-partition": f"{master}|{slave}"}.get(kind, master)
         elif kind == "partition":
             a, b = rng.sample(nodes, 2)
             target = f"{a}|{b}"

@@ -1,15 +1,17 @@
 """Workloads over the simulated cluster, and the harness that runs one seed of one under a fault schedule.
 
-Java: none (teaching helper). A ``WorkloadSpec`` names the brokers (each SYNC_FLUSH or ASYNC_FLUSH), the consumer
-groups (clustering or broadcasting, concurrent or orderly listeners, listeners that fail some messages a number of
-times, listeners that take time) and the sends (sync, batch, async, oneway, delayed, ordered by key). ``run_seed``
+Java: none (teaching helper). A ``WorkloadSpec`` names the brokers (each SYNC_FLUSH or ASYNC_FLUSH, and with
+``roles`` a master, SYNC_MASTER or ASYNC_MASTER, with one slave per broker name), the consumer groups (clustering
+or broadcasting, concurrent or orderly listeners, listeners that fail some messages a number of times, listeners
+that take time) and the sends (sync, batch, async, oneway, delayed, ordered by key). ``run_seed``
 builds a ``Cluster.simulated`` from the seed, starts every consumer before the first send, sends for the send phase
 while the nemesis applies its windows, undoes every fault, lets the cluster settle for the quiet phase, reads each
 group's ``%DLQ%`` topic and returns the ``History`` with the checker's ``Verdict``.
 
 Everything is real mqlab code (producers, push consumers, brokers, stores, name server); the harness only records
 what the listeners and the brokers' ConsumerOffsetManager saw, and plays the nemesis's part (killing processes,
-cutting links, filling the disk).
+cutting links, filling the disk). In a master/slave workload it also reads, at the end, which messages each slave's
+store holds (``History.replicas``).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ from mqlab.remoting.netty.netty_client_config import NettyClientConfig
 from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.runtime import SimulatedWorld
 from mqlab.runtime.seeded_random import seeded_random
+from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.config.flush_disk_type import FlushDiskType
 from mqlab.store.crash import simulate_crash
 
 TOPIC = "ChaosTopic"
+WARMUP_TOPIC = "ChaosWarmup"  # one message replicated before the first send (see ChaosRun._warm_up_replication)
 # Small files: a run writes a few hundred records; index files of a few KiB instead of hundreds of MiB.
 STORE_SETTINGS: dict[str, Any] = {
     "mapped_file_size_commit_log": 1 << 20,
@@ -61,7 +65,8 @@ class GroupSpec:
     """One consumer group: its model, listener kind, failure behaviour and number of instances.
 
     A message numbered ``n`` with ``n % fail_every == 0`` fails its first ``fail_times`` deliveries (more than
-    ``max_reconsume_times`` sends it to ``%DLQ%``); every third message takes ``slow_ms`` in the listener.
+    ``max_reconsume_times`` sends it to ``%DLQ%``); every third message takes ``slow_ms`` in the listener. With
+    ``pull_interval_ms`` each queue is pulled at most that often (``pullInterval``), so messages wait on the broker.
     """
 
     name: str
@@ -72,6 +77,7 @@ class GroupSpec:
     fail_times: int = 0
     max_reconsume_times: int = 2
     slow_ms: int = 0
+    pull_interval_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,7 @@ class WorkloadSpec:
     description: str
     brokers: tuple[str, ...]  # flush type of broker-a, broker-b ...
     groups: tuple[GroupSpec, ...]
+    roles: tuple[str, ...] = ()  # master role of broker-a, broker-b ...; non-empty: one slave per broker name
     messages: int = 24
     send_modes: tuple[str, ...] = ("sync",)
     delayed_every: int = 0
@@ -134,8 +141,30 @@ WORKLOADS: dict[str, WorkloadSpec] = {
             groups=(GroupSpec("GroupSlow", instances=1, slow_ms=300),),
             messages=18,
         ),
+        WorkloadSpec(
+            "sync-master",
+            "broker-a a SYNC_MASTER (ASYNC_FLUSH) with one slave; a clustering group of two instances that reads "
+            "from the slave while the master is down (each queue pulled every 3 s); sync, batch and async sends",
+            brokers=("ASYNC_FLUSH",),
+            roles=("SYNC_MASTER",),
+            groups=(GroupSpec("GroupHA", instances=2, pull_interval_ms=3000),),
+            send_modes=("sync", "sync", "batch", "async"),
+        ),
+        WorkloadSpec(
+            "async-master",
+            "broker-a an ASYNC_MASTER (ASYNC_FLUSH) with one slave; a clustering group of two instances that reads "
+            "from the slave while the master is down (each queue pulled every 3 s); sync, batch and async sends",
+            brokers=("ASYNC_FLUSH",),
+            roles=("ASYNC_MASTER",),
+            groups=(GroupSpec("GroupHA", instances=2, pull_interval_ms=3000),),
+            send_modes=("sync", "sync", "batch", "async"),
+        ),
     )
 }
+# A SYNC_MASTER may wait slaveTimeout (3 s, also the client's default send timeout) for its slave: a longer client
+# timeout lets the producer see FLUSH_SLAVE_TIMEOUT rather than time out first.
+HA_SEND_TIMEOUT_MS = 10_000
+REPLICATED_STATUSES = ("FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE")  # stored on the master, not (yet) on a slave
 
 
 class _Callback:
@@ -176,11 +205,25 @@ class ChaosRun:
         self.world = SimulatedWorld(self.seed)
         self.rng = seeded_random(f"{self.seed}:workload")
         self.cluster = Cluster.simulated(
-            self.root, brokers=len(self.workload.brokers), world=self.world, store_settings=STORE_SETTINGS
+            self.root,
+            brokers=len(self.workload.brokers),
+            world=self.world,
+            store_settings=STORE_SETTINGS,
+            slaves=1 if self.workload.roles else 0,
         )
-        for node, flush in zip(self.cluster.brokers, self.workload.brokers, strict=True):
-            node.controller.message_store_config.flush_disk_type = FlushDiskType[flush]
+        self.masters = [n for n in self.cluster.brokers if n.broker_id == 0]
+        # broker name -> its slave's node name
+        self.slave_of = {n.controller.broker_config.broker_name: n.name for n in self.cluster.brokers if n.broker_id}
+        for node, flush in zip(self.masters, self.workload.brokers, strict=True):
             self.history.flush_types[node.name] = flush
+            if node.name in self.slave_of:
+                self._node(self.slave_of[node.name]).controller.message_store_config.flush_disk_type = FlushDiskType[
+                    flush
+                ]
+            node.controller.message_store_config.flush_disk_type = FlushDiskType[flush]
+        for node, role in zip(self.masters, self.workload.roles, strict=False):
+            node.controller.message_store_config.broker_role = BrokerRole[role]
+            self.history.roles[node.name] = role
         for group in self.workload.groups:
             self.history.groups[group.name] = {
                 "broadcasting": group.broadcasting,
@@ -190,6 +233,7 @@ class ChaosRun:
         self.instances: list[_Instance] = []
         self._instance_count: dict[str, int] = {}
         self._down_brokers: set[str] = set()
+        self._lost_machines: set[str] = set()  # masters lost for good (never restarted during the run)
         consumer_names = [
             f"{g.name}-{i}" for g in self.workload.groups if not g.broadcasting for i in range(1, g.instances + 1)
         ]
@@ -197,11 +241,12 @@ class ChaosRun:
         self.windows = plan_faults(
             self.seed,
             self.faults,
-            brokers=[n.name for n in self.cluster.brokers],
+            brokers=[n.name for n in self.masters],
             consumers=consumer_names,
             nodes=nodes,
             duration_ms=self.workload.send_phase_ms,
             max_faults=self.max_faults,
+            pairs=sorted(self.slave_of.items()),
         )
 
     # -- recording -------------------------------------------------------------------------------------------
@@ -236,19 +281,21 @@ class ChaosRun:
         """Record every offset a broker's ConsumerOffsetManager accepts (the harness's only broker-side probe)."""
         manager = node.controller.consumer_offset_manager
         original = manager.commit_offset
-        history, world, broker = self.history, self.world, node.name
+        # a slave's commits (made while its master is down) count for its broker name
+        history, world, broker = self.history, self.world, node.controller.broker_config.broker_name
+        on_slave = node.name if node.broker_id else ""
 
         def commit_offset(client_host: str, group: str, topic: str, queue_id: int, offset: int) -> None:
             original(client_host, group, topic, queue_id, offset)
             history.commits.append(
-                CommitRecord(history.next_seq(), world.now_ms(), group, topic, broker, queue_id, offset)
+                CommitRecord(history.next_seq(), world.now_ms(), group, topic, broker, queue_id, offset, on_slave)
             )
 
         manager.commit_offset = commit_offset  # type: ignore[method-assign]
 
-    def _fault(self, fault: str, action: str, target: str) -> None:
+    def _fault(self, fault: str, action: str, target: str, bytes_behind: int = 0) -> None:
         self.history.faults_applied.append(
-            FaultRecord(self.history.next_seq(), self.world.now_ms(), fault, action, target)
+            FaultRecord(self.history.next_seq(), self.world.now_ms(), fault, action, target, bytes_behind)
         )
         self.world.trace.record(self.world.now_ms(), "nemesis", "Nemesis", f"{fault}:{action}", target=target)
 
@@ -305,6 +352,8 @@ class ChaosRun:
         name = f"{group.name}-{number}"
         runtime = self.cluster.client_runtime(name)
         settings: dict[str, Any] = {"max_reconsume_times": group.max_reconsume_times}
+        if group.pull_interval_ms:
+            settings["pull_interval"] = group.pull_interval_ms
         if group.broadcasting:
             settings["message_model"] = MessageModel.BROADCASTING
         consumer = DefaultMQPushConsumer(
@@ -344,12 +393,14 @@ class ChaosRun:
         return next(n for n in self.cluster.brokers if n.name == name)
 
     def crash_broker(self, name: str, *, power_loss: bool) -> None:
-        """Kill a broker process; with ``power_loss`` the unflushed bytes are lost too."""
+        """Kill a broker process (a master or a slave); with ``power_loss`` the unflushed bytes are lost too."""
         if name in self._down_brokers:
             return
         self._down_brokers.add(name)
         controller = self._node(name).controller
         self.world.network.kill(name)
+        if controller.message_store.ha_service is not None:
+            controller.message_store.ha_service.shutdown()  # its threads die with the process
         for timer in controller._timers:
             timer.cancel()
         controller.broker_fast_failure.shutdown()
@@ -364,7 +415,7 @@ class ChaosRun:
 
     def restart_broker(self, name: str) -> None:
         """Start a new broker process on the same node and store (abnormal recovery: the abort file is there)."""
-        if name not in self._down_brokers:
+        if name not in self._down_brokers or name in self._lost_machines:
             return
         self._down_brokers.discard(name)
         node = self._node(name)
@@ -377,12 +428,26 @@ class ChaosRun:
             old.message_store_config,
             node.runtime,
             listen_host="0.0.0.0",
+            enable_ha=old.enable_ha,
         )
         node.controller = controller
         if not controller.initialize():
             raise RuntimeError(f"broker {name} failed to recover after a crash")
         self._hook_commits(node)
         controller.start()
+
+    def lose_master(self, name: str) -> None:
+        """The master's machine loses power and stays down; the bytes its slave lacked at that moment are recorded."""
+        if name in self._lost_machines:
+            return
+        behind = 0
+        slave = self._node(self.slave_of[name])
+        if name not in self._down_brokers and slave.name not in self._down_brokers:
+            master = self._node(name).controller.message_store
+            behind = max(master.get_max_phy_offset() - slave.controller.message_store.get_max_phy_offset(), 0)
+        self._fault("master-loss", "lost", name, behind)
+        self.crash_broker(name, power_loss=True)
+        self._lost_machines.add(name)
 
     def crash_namesrv(self) -> None:
         """The name server dies, its route table with it."""
@@ -409,8 +474,13 @@ class ChaosRun:
     def _apply(self, window: FaultWindow) -> None:
         kind, target = window.kind, window.target
         self._fault(kind, "start", target)
-        if kind in ("broker-crash", "power-loss"):
+        if kind == "master-loss" or (kind == "power-loss" and target in self.slave_of):
+            self.lose_master(target)
+        elif kind in ("broker-crash", "power-loss", "master-crash", "slave-crash"):
             self.crash_broker(target, power_loss=kind == "power-loss")
+        elif kind == "master-slave-partition":
+            a, b = target.split("|")
+            self.world.network.partition([a], [b])
         elif kind == "namesrv-loss":
             self.crash_namesrv()
         elif kind == "partition":
@@ -436,11 +506,13 @@ class ChaosRun:
 
     def _undo(self, window: FaultWindow) -> None:
         kind, target = window.kind, window.target
-        if kind in ("broker-crash", "power-loss"):
-            self.restart_broker(target)
+        if kind in ("broker-crash", "power-loss", "master-crash", "slave-crash"):
+            self.restart_broker(target)  # a lost master's machine stays down
+        elif kind == "master-loss":
+            return  # not undone: the run goes on without the master
         elif kind == "namesrv-loss":
             self.restart_namesrv()
-        elif kind == "partition":
+        elif kind in ("partition", "master-slave-partition"):
             self.world.network.heal()
         elif kind == "drop":
             self.world.network.drop_probability = 0.0
@@ -498,12 +570,18 @@ class ChaosRun:
         self.cluster.start()
         for node in self.cluster.brokers:
             self._hook_commits(node)
+        settings: dict[str, Any] = {"send_msg_timeout": HA_SEND_TIMEOUT_MS} if spec.roles else {}
         self.producer = DefaultMQProducer(
-            "ChaosProducer", self.cluster.client_runtime("producer"), namesrv_addr=self.cluster.namesrv_addr
+            "ChaosProducer",
+            self.cluster.client_runtime("producer"),
+            namesrv_addr=self.cluster.namesrv_addr,
+            **settings,
         )
         self.producer.start()
         self.producer.create_topic("TBW102", TOPIC, spec.queues)
         world.run_for(100)
+        if spec.roles:
+            self._warm_up_replication()
         for group in spec.groups:
             for _ in range(group.instances):
                 self.start_consumer(group)
@@ -522,13 +600,45 @@ class ChaosRun:
         while world.now_ms() < quiet_end and not self.settled():
             world.run_for(1000)
         self._collect_dlq()
+        self._collect_replicas()
         self.history.events_run = world.events_run
         self.history.virtual_ms = world.now_ms() - world.start_ms
         return self.history
 
+    def _warm_up_replication(self) -> None:
+        """Replicate one message (on its own topic) to every slave before the first send.
+
+        The simulator's partitions and drops lose frames of a live HA connection, which TCP would not; a slave can
+        only notice such a loss once its CommitLog is not empty (HA-5). Replication also starts only at the slave's
+        first heartbeat, up to 5 s after it connected (HA-4).
+
+        Raises:
+            RuntimeError: a slave did not catch up within 30 s.
+        """
+        self.producer.create_topic("TBW102", WARMUP_TOPIC, 1)
+        self.world.run_for(100)
+        self.producer.send(Message(WARMUP_TOPIC, "TagA", "warm-up", b"warm-up"))
+        for master in self.masters:
+            store = master.controller.message_store
+            slave = self._node(self.slave_of[master.name]).controller.message_store
+
+            def caught_up(slave: Any = slave, store: Any = store) -> bool:
+                return slave.get_max_phy_offset() == store.get_max_phy_offset() > 0
+
+            if not self.world.run_until(caught_up, 30_000):
+                raise RuntimeError(f"the slave of {master.name} did not replicate the warm-up message in 30 s")
+
     def settled(self) -> bool:
-        """Whether every acknowledged message was consumed (or failed often enough for %DLQ%) wherever it must be."""
+        """Whether every acknowledged message was consumed (or failed often enough for %DLQ%) wherever it must be.
+
+        A send a SYNC_MASTER answered FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE is stored on the master: it counts
+        as acknowledged unless that master's machine was lost.
+        """
         acked = {s.key for s in self.history.sends if s.outcome == "ok"}
+        acked |= {
+            s.key for s in self.history.sends if s.detail in REPLICATED_STATUSES and s.broker not in self._lost_machines
+        }
+        acked -= self._lost_with_master()
         done: dict[tuple[str, str], set[str]] = {}
         failures: dict[tuple[str, str], int] = {}
         for d in self.history.deliveries:
@@ -550,6 +660,19 @@ class ChaosRun:
                     return False
         return True
 
+    def _lost_with_master(self) -> set[str]:
+        """Keys sent to a master whose machine was lost and that its slave never received: nobody can deliver them.
+
+        Only the end of the run depends on this; the checker decides whether such a loss was allowed (ASYNC_MASTER)
+        or breaks a guarantee (SYNC_MASTER).
+        """
+        lost: set[str] = set()
+        for master in sorted(self._lost_machines):
+            store = self._node(self.slave_of[master]).controller.message_store
+            on_slave = {msg.body.decode() for msg in _stored_messages(store, TOPIC, self.workload.queues)}
+            lost |= {s.key for s in self.history.sends if s.broker == master and s.key not in on_slave}
+        return lost
+
     def _heal_everything(self) -> None:
         world = self.world
         world.network.heal()
@@ -564,30 +687,32 @@ class ChaosRun:
                 self.start_consumer(group)
 
     def _collect_dlq(self) -> None:
+        # One copy per broker name: the master's, or its slave's when the master's machine was lost.
+        readers = [self._node(self.slave_of[n.name]) if n.name in self._lost_machines else n for n in self.masters]
         for group in self.workload.groups:
             topic = f"%DLQ%{group.name}"
-            for node in self.cluster.brokers:
-                store = node.controller.message_store
+            for node in readers:
                 config = node.controller.topic_config_manager.select_topic_config(topic)
                 if config is None:
                     continue
-                for queue_id in range(config.write_queue_nums):
-                    low = store.get_min_offset_in_queue(topic, queue_id)
-                    for offset in range(low, store.get_max_offset_in_queue(topic, queue_id)):
-                        msg = store.look_message_by_offset(
-                            store.get_commit_log_offset_in_queue(topic, queue_id, offset)
+                for msg in _stored_messages(node.controller.message_store, topic, config.write_queue_nums):
+                    self.history.dlq.append(
+                        DlqRecord(
+                            self.history.next_seq(),
+                            msg.store_timestamp - self.world.start_ms,
+                            group.name,
+                            msg.body.decode(),
+                            node.controller.broker_config.broker_name,
+                            msg.reconsume_times,
                         )
-                        if msg is not None:
-                            self.history.dlq.append(
-                                DlqRecord(
-                                    self.history.next_seq(),
-                                    msg.store_timestamp - self.world.start_ms,
-                                    group.name,
-                                    msg.body.decode(),
-                                    node.name,
-                                    msg.reconsume_times,
-                                )
-                            )
+                    )
+
+    def _collect_replicas(self) -> None:
+        """The keys of the workload's messages in each slave's store, by broker name."""
+        for broker, slave in sorted(self.slave_of.items()):
+            store = self._node(slave).controller.message_store
+            keys = {msg.body.decode() for msg in _stored_messages(store, TOPIC, self.workload.queues)}
+            self.history.replicas[broker] = sorted(keys, key=lambda k: int(k[1:]))
 
     def shutdown(self) -> None:
         """Stop every client and server still running (the stores are thrown away with the root)."""
@@ -599,6 +724,16 @@ class ChaosRun:
             if node.name not in self._down_brokers:
                 node.controller.shutdown()
         self.cluster.namesrv.shutdown()
+
+
+def _stored_messages(store: Any, topic: str, queues: int) -> Iterator[Any]:
+    """Every message of ``topic`` a store's ConsumeQueues point at, queue by queue."""
+    for queue_id in range(queues):
+        low = store.get_min_offset_in_queue(topic, queue_id)
+        for offset in range(low, store.get_max_offset_in_queue(topic, queue_id)):
+            msg = store.look_message_by_offset(store.get_commit_log_offset_in_queue(topic, queue_id, offset))
+            if msg is not None:
+                yield msg
 
 
 class _ByKey:

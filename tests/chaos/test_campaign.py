@@ -9,29 +9,36 @@ from mqlab.chaos.nemesis import PROFILES
 from mqlab.chaos.workload import WORKLOADS, run_seed
 from mqlab.cli import main
 
-PROFILES_IN_CI = [name for name in PROFILES if name != "none"]
+PROFILES_IN_CI = [name for name in PROFILES if name not in ("none", "replication")]
+CLASSIC_WORKLOADS = ["clustering", "orderly", "broadcasting", "slow-consumer"]
+MASTER_SLAVE_WORKLOADS = ["sync-master", "async-master"]
+MASTER_SLAVE_PROFILES = ["replication", "power-loss", "crash", "partition", "network", "all"]
 CI_SEEDS = 200
+CI_MASTER_SLAVE_SEEDS = 12
 # The campaign's cost, counted in simulated events so the check does not depend on the machine's load: 16.6 million
 # events took 104 s with two processes on an otherwise idle 2-core machine (and 234 s on a busy one).
 CI_EVENT_BUDGET = 20_000_000
 
 
 def ci_tasks():
-    workloads = list(WORKLOADS)
-    return [
-        Task(s, workloads[s % len(workloads)], PROFILES_IN_CI[s // len(workloads) % len(PROFILES_IN_CI)])
-        for s in range(CI_SEEDS)
+    tasks = [Task(s, CLASSIC_WORKLOADS[s % 4], PROFILES_IN_CI[s // 4 % len(PROFILES_IN_CI)]) for s in range(CI_SEEDS)]
+    tasks += [
+        Task(s, MASTER_SLAVE_WORKLOADS[s % 2], MASTER_SLAVE_PROFILES[s // 2 % len(MASTER_SLAVE_PROFILES)])
+        for s in range(CI_SEEDS, CI_SEEDS + CI_MASTER_SLAVE_SEEDS)
     ]
+    return tasks
 
 
-@pytest.mark.spec("CHAOS-10", "CHAOS-3", "CHAOS-4", "CHAOS-5", "CHAOS-6", "CHAOS-7", "CHAOS-8")
+@pytest.mark.spec("CHAOS-10", "CHAOS-3", "CHAOS-4", "CHAOS-5", "CHAOS-6", "CHAOS-7", "CHAOS-8", "CHAOS-12", "CHAOS-13")
 def test_the_ci_campaign_breaks_no_guarantee():
     result = run_local(ci_tasks(), jobs=2)
-    assert len(result.rows) == CI_SEEDS
+    assert len(result.rows) == CI_SEEDS + CI_MASTER_SLAVE_SEEDS
     assert not result.failures, result.summary()
     assert {row["workload"] for row in result.rows} == set(WORKLOADS)
     assert sum(row["fault_count"] > 0 for row in result.rows) > CI_SEEDS // 2  # most runs did suffer faults
     events = sum(row["events"] for row in result.rows)
+    master_slave = sum(row["events"] for row in result.rows if row["workload"] in MASTER_SLAVE_WORKLOADS)
+    print(f"CI campaign: {events} simulated events ({master_slave} in master/slave runs), {result.wall_s:.0f} s")
     assert events < CI_EVENT_BUDGET, f"the CI campaign grew to {events} simulated events ({result.wall_s:.0f} s)"
 
 
@@ -43,6 +50,34 @@ def test_a_seed_replays_to_the_same_history_and_verdict():
     assert verdict.line() == again.line()
     other, _ = run_seed(12, "clustering", "all")
     assert other.to_dict() != first.to_dict()
+
+
+@pytest.mark.spec("CHAOS-15", "CHAOS-12", "CHAOS-1")
+def test_consumers_read_from_the_slave_after_the_sync_masters_machine_is_lost():
+    # Seed 10: the master is lost 2.3 s into the send phase with acknowledged messages not yet pulled.
+    history, verdict = run_seed(10, "sync-master", "replication")
+    assert verdict.ok, verdict.report()
+    start, lost = history.faults_applied[:2]
+    assert (start.fault, start.action, lost.fault, lost.action) == ("master-loss", "start", "master-loss", "lost")
+    lost_at = lost.seq
+    acked = {s.key for s in history.sends if s.outcome == "ok"}
+    assert acked and acked <= set(history.replicas["broker-a"])
+    assert verdict.stats["slave_commits"] > 0  # the group committed its offsets to the slave: it read from there
+    assert {d.key for d in history.deliveries if d.seq > lost_at} & acked  # consumed after the master was gone
+    again, _ = run_seed(10, "sync-master", "replication")
+    assert again.to_dict() == history.to_dict()
+
+
+@pytest.mark.spec("CHAOS-15", "CHAOS-14")
+def test_a_master_crash_comes_back_and_an_async_master_loss_is_noted():
+    history, verdict = run_seed(6, "sync-master", "replication")
+    assert verdict.ok, verdict.report()
+    crashes = [f for f in history.faults_applied if f.fault == "master-crash"]
+    assert [f.action for f in crashes] == ["start", "stop", "start", "stop"]  # the master came back twice
+    assert verdict.stats["acked"] > 0 and verdict.stats["deliveries"] >= verdict.stats["acked"]
+    _, lossy = run_seed(9, "async-master", "replication")
+    assert lossy.ok and lossy.classified["async-master-loss"] > 0
+    assert "bytes behind" in lossy.notes[0]
 
 
 @pytest.mark.spec("CHAOS-11")

@@ -147,3 +147,87 @@ def test_duplicates_are_counted_by_their_cause():
     assert verdict.classified["duplicate-after-consumer-crash"] == 1
     assert verdict.classified["failed-send-stored"] == 1
     assert verdict.classified["unacked-send-lost"] == 1
+
+
+def ha_history(role):
+    h = History(seed=5, workload="sync-master", faults="replication")
+    h.flush_types = {"broker-a": "ASYNC_FLUSH"}
+    h.roles = {"broker-a": role}
+    h.groups = {"G": CLUSTERING}
+    h.replicas = {"broker-a": []}
+    return h
+
+
+def send_status(h, key, detail, outcome="unknown"):
+    h.sends.append(SendRecord(h.next_seq(), 0, key, "sync", outcome, "broker-a", 0, 0, 0, detail))
+
+
+def lose_master(h, behind):
+    h.faults_applied.append(FaultRecord(h.next_seq(), 0, "master-loss", "start", "broker-a"))
+    h.faults_applied.append(FaultRecord(h.next_seq(), 0, "master-loss", "lost", "broker-a", behind))
+
+
+@pytest.mark.spec("CHAOS-12")
+def test_a_sync_master_acknowledgement_missing_from_the_slave_breaks_sync_master_replicated():
+    h = ha_history("SYNC_MASTER")
+    send(h, "m0")
+    send(h, "m1")
+    deliver(h, "m0")
+    deliver(h, "m1")
+    h.replicas["broker-a"] = ["m0"]
+    verdict = check_history(h)
+    assert [(a.property, a.keys) for a in verdict.anomalies] == [("sync-master-replicated", ("m1",))]
+    h.replicas["broker-a"] = ["m0", "m1"]
+    assert check_history(h).ok
+
+
+@pytest.mark.spec("CHAOS-12", "CHAOS-14")
+def test_after_the_master_is_lost_a_sync_master_message_is_owed_and_nothing_excuses_it():
+    h = ha_history("SYNC_MASTER")
+    send(h, "m0")
+    lose_master(h, behind=0)
+    h.replicas["broker-a"] = ["m0"]  # on the slave, but no group consumed it from there
+    verdict = check_history(h)
+    assert [(a.property, a.keys) for a in verdict.anomalies] == [("acked-delivered", ("m0",))]
+    assert "SYNC_MASTER ASYNC_FLUSH" in verdict.anomalies[0].detail
+    h.replicas["broker-a"] = []  # neither on the slave nor consumed: both promises broken, no classification
+    verdict = check_history(h)
+    assert [a.property for a in verdict.anomalies] == ["sync-master-replicated", "acked-delivered"]
+    assert not verdict.classified["async-master-loss"] and not verdict.classified["async-flush-loss"]
+
+
+@pytest.mark.spec("CHAOS-14")
+def test_an_async_master_losing_unreplicated_messages_is_classified_with_the_bytes_behind():
+    h = ha_history("ASYNC_MASTER")
+    send(h, "m0")
+    send(h, "m1")
+    send(h, "m2")
+    deliver(h, "m1")  # consumed from the master before the loss: still lost from the slave's copy
+    lose_master(h, behind=370)
+    h.replicas["broker-a"] = ["m2"]
+    verdict = check_history(h)
+    assert [(a.property, a.keys) for a in verdict.anomalies] == [("acked-delivered", ("m2",))]  # the slave has it
+    deliver(h, "m2")
+    verdict = check_history(h)
+    assert verdict.ok and verdict.classified["async-master-loss"] == 2
+    assert verdict.notes == [
+        "broker-a (ASYNC_MASTER) lost its machine with its slave 370 bytes behind: "
+        "2 acknowledged messages not on the slave (m0, m1)"
+    ]
+    assert "note: broker-a (ASYNC_MASTER) lost its machine" in verdict.report()
+    h.faults_applied.clear()  # without the loss, a missing message is a broken promise again
+    assert [a.property for a in check_history(h).anomalies] == ["acked-delivered"]
+
+
+@pytest.mark.spec("CHAOS-13")
+def test_replica_statuses_are_classified_and_the_message_is_owed_unless_the_master_was_lost():
+    h = ha_history("SYNC_MASTER")
+    send_status(h, "m0", "FLUSH_SLAVE_TIMEOUT")
+    send_status(h, "m1", "SLAVE_NOT_AVAILABLE")
+    deliver(h, "m0")
+    verdict = check_history(h)
+    assert verdict.classified["flush-slave-timeout"] == 1 and verdict.classified["slave-not-available"] == 1
+    assert [(a.property, a.keys) for a in verdict.anomalies] == [("acked-delivered", ("m1",))]  # stored on master
+    lose_master(h, behind=185)
+    verdict = check_history(h)
+    assert verdict.ok and verdict.classified["slave-not-available"] == 1

@@ -36,3 +36,17 @@ def test_targets_fit_the_kind_and_unknown_profiles_are_refused():
     assert plan_faults(3, "none", duration_ms=12_000, **NODES) == []
     with pytest.raises(ValueError, match="unknown fault profile"):
         plan_faults(3, "meteor", duration_ms=12_000, **NODES)
+
+
+@pytest.mark.spec("CHAOS-2", "CHAOS-15")
+def test_replication_kinds_target_the_pairs_and_need_one():
+    pairs = [("broker-a", "broker-a-s1")]
+    seen = set()
+    for seed in range(60):
+        for w in plan_faults(seed, "replication", duration_ms=12_000, max_faults=5, pairs=pairs, **NODES):
+            seen.add(w.kind)
+            expected = {"slave-crash": "broker-a-s1", "master-slave-partition": "broker-a|broker-a-s1"}
+            assert w.target == expected.get(w.kind, "broker-a")
+    assert seen == set(PROFILES["replication"])
+    assert all(plan_faults(seed, "replication", duration_ms=12_000, **NODES) == [] for seed in range(20))
+    assert not set(PROFILES["replication"]) & set(PROFILES["all"])  # "all" keeps its schedules
