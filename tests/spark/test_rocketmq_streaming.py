@@ -23,17 +23,28 @@ from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeCo
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
 from mqlab.cluster import Cluster
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
+from mqlab.common.filter import filter_api
 from mqlab.common.message.message import Message
 from mqlab.runtime import ThreadedRuntime
 from mqlab.spark.datasources import spark_session
-from mqlab.spark.rocketmq_client import BrokerUnreachableError, NameServerUnreachableError, UnknownTopicError
+from mqlab.spark.rocketmq_client import (
+    BrokerUnreachableError,
+    NameServerUnreachableError,
+    QueueClient,
+    QueueRoute,
+    UnknownTopicError,
+)
 from mqlab.spark.rocketmq_sink import SentCounts, SinkOptions, send_rows, total_counts, uniq_key
 from mqlab.spark.rocketmq_source import (
     ROCKETMQ_SCHEMA,
+    ArrowRows,
+    PullsAhead,
+    QueueRange,
     RocketMQBatchReader,
     RocketMQOptionError,
     RocketMQStreamReader,
     SourceOptions,
+    pack,
     register,
 )
 
@@ -485,3 +496,129 @@ def test_option_and_lookup_errors_reach_the_spark_user(spark, namesrv, tmp_path)
         RocketMQBatchReader(SourceOptions.parse({"nameServer": namesrv, "topic": "NoSuchTopic"}, streaming=False))
     with pytest.raises(NameServerUnreachableError, match=r"name server 127\.0\.0\.1:1 unreachable"):
         RocketMQBatchReader(SourceOptions.parse({"nameServer": "127.0.0.1:1", "topic": "T"}, streaming=False))
+
+
+# -- how a task reads: Arrow columns from the pull bodies, pulls ahead, tasks per batch ------------------------------
+def _queue_and_options(namesrv: str, topic: str, **extra: str) -> tuple[QueueClient, QueueRoute, SourceOptions]:
+    options = SourceOptions.parse({"nameServer": namesrv, "topic": topic, **extra}, streaming=False)
+    client = options.client()
+    (queue,) = client.routes(topic)
+    return client, queue, options
+
+
+@pytest.mark.spec("STREAM-17")
+def test_arrow_rows_equal_the_client_decoder_on_the_same_pull(namesrv):
+    topic = "SparkArrowTopic"
+    admin("updateTopic", "-n", namesrv, "-c", "DefaultCluster", "-t", topic, "-r", "1", "-w", "1")
+    producer = Producer(namesrv, "spark_arrow_producer")
+    try:
+        producer.send(topic, 9, tags=("TagA", "TagB", "TagC"))
+        big = Message(topic, "TagA", "big", b"compressible " * 800)  # over 4 KB: the producer deflates it
+        big.put_user_property("color", "blue")
+        producer.producer.send(big)
+    finally:
+        producer.close()
+    client, queue, _ = _queue_and_options(namesrv, topic)
+    try:
+        for expression, tags, end in (
+            ("*", None, 10),
+            ("TagA || TagC", frozenset({"TagA", "TagC"}), 10),
+            ("*", None, 4),
+        ):
+            subscription = filter_api.build_subscription_data(topic, expression)
+            outcome = client.pull(queue, 0, 32, subscription, "spark_arrow_reader")
+            expected = [m for m in outcome.messages(subscription) if m.queue_offset < end]
+            rows = ArrowRows("broker-a", tags)
+            rows.add_records(outcome.records, end)
+            got = rows.batch().to_pylist()
+            assert len(got) == len(expected) and len(rows) == 0  # batch() starts the columns again
+            for row, m in zip(got, expected, strict=True):
+                assert dict(row.pop("properties")) == dict(m.properties.items())
+                assert row == {
+                    "topic": topic,
+                    "broker": "broker-a",
+                    "queue_id": 0,
+                    "queue_offset": m.queue_offset,
+                    "commit_log_offset": m.commit_log_offset,
+                    "msg_id": m.get_property("UNIQ_KEY"),
+                    "offset_msg_id": m.msg_id,
+                    "tags": m.get_tags(),
+                    "keys": m.get_keys(),
+                    "body": m.body,
+                    "born_timestamp": row["born_timestamp"],
+                    "store_timestamp": row["store_timestamp"],
+                    "born_host": str(m.born_host).lstrip("/"),
+                    "store_host": str(m.store_host).lstrip("/"),
+                    "reconsume_times": m.reconsume_times,
+                    "sys_flag": m.sys_flag,
+                }
+                assert row["born_timestamp"].timestamp() * 1000 == m.born_timestamp
+                assert row["store_timestamp"].timestamp() * 1000 == m.store_timestamp
+        assert [r["queue_offset"] for r in got] == [0, 1, 2, 3]
+        assert got[0]["body"] == b"m0"
+    finally:
+        client.close()
+    compressed = spark_rows_of(namesrv, topic)[-1]
+    assert compressed["body"] == b"compressible " * 800 and compressed["sys_flag"] & 1
+    assert dict(compressed["properties"])["color"] == "blue"
+
+
+def spark_rows_of(namesrv: str, topic: str) -> list[dict]:
+    """Every row of ``topic`` read by the batch reader in this process."""
+    reader = RocketMQBatchReader(SourceOptions.parse({"nameServer": namesrv, "topic": topic}, streaming=False))
+    return [row for p in reader.partitions() for b in reader.read(p) for row in b.to_pylist()]
+
+
+@pytest.mark.spec("STREAM-18")
+def test_pulls_ahead_are_used_when_they_guess_right_and_never_change_what_is_read(namesrv):
+    topic = "SparkAheadTopic"
+    admin("updateTopic", "-n", namesrv, "-c", "DefaultCluster", "-t", topic, "-r", "1", "-w", "1")
+    producer = Producer(namesrv, "spark_ahead_producer")
+    try:
+        producer.send(topic, 100, tags=("TagA", "TagB", "TagC"))
+    finally:
+        producer.close()
+
+    def read_all(pull_batch_size: str, expression: str) -> tuple[PullsAhead, int, list[int]]:
+        client, queue, options = _queue_and_options(
+            namesrv, topic, pullBatchSize=pull_batch_size, subExpression=expression
+        )
+        part = QueueRange(topic, "broker-a", queue.addr, 0, 0, 100)
+        subscription = filter_api.build_subscription_data(topic, expression)
+        pulls = PullsAhead(client, part, options, subscription, "spark_ahead_reader")
+        tags = None if expression == "*" else frozenset(expression.split(" || "))
+        rows, offset, requests = ArrowRows("broker-a", tags), 0, 0
+        try:
+            while offset < part.end:
+                outcome = pulls.pull(offset)
+                rows.add_records(outcome.records, part.end)
+                offset, requests = outcome.next_begin_offset, requests + 1
+        finally:
+            client.close()
+        return pulls, requests, rows.batch().column("queue_offset").to_pylist()
+
+    pulls, requests, offsets = read_all("8", "*")
+    assert offsets == list(range(100))
+    assert requests == 13 and pulls.used == 12 and pulls.sent == 12  # every pull after the first was already asked
+    # pullBatchSize 64: the broker answers 32 at most (maxTransferCountOnMessageInMemory); the stride is learnt.
+    pulls, requests, offsets = read_all("64", "*")
+    assert offsets == list(range(100))
+    assert pulls.stride == 32 and requests == 4 and pulls.used >= 2
+    # A tag filter makes the next offset unpredictable: nothing is guessed, and only TagA rows come back.
+    pulls, requests, offsets = read_all("8", "TagA")
+    assert offsets == list(range(0, 100, 3)) and pulls.sent == 0
+
+
+@pytest.mark.spec("STREAM-19")
+def test_a_batch_packs_its_queue_ranges_into_at_most_max_partitions_tasks():
+    ranges = [QueueRange("T", "broker-a", "", q, 0, size) for q, size in enumerate([10, 1, 1, 1, 7])]
+    packed = pack(ranges, 2)
+    assert [[r.queue_id for r in task.ranges] for task in packed] == [[0], [1, 2, 3, 4]]
+    assert [sum(r.end - r.start for r in task.ranges) for task in packed] == [10, 10]
+    assert [[r.queue_id for r in task.ranges] for task in pack(ranges, 8)] == [[0], [4], [1], [2], [3]]
+    assert pack([], 2) == []
+    options = {"nameServer": "127.0.0.1:9876", "topic": "T"}
+    assert SourceOptions.parse(options, streaming=True).max_partitions == 2
+    assert SourceOptions.parse({**options, "maxPartitions": "8"}, streaming=True).max_partitions == 8
+    with pytest.raises(RocketMQOptionError, match="maxPartitions='0' is not valid: a positive integer"):
+        SourceOptions.parse({**options, "maxPartitions": "0"}, streaming=True)
