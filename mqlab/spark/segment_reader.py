@@ -3,8 +3,13 @@
 Java: none (teaching helper). The walk follows the store's own rules: ``CommitLog#checkMessageAndReturnSize`` (a
 segment ends at its blank record, or where the bytes are zero because nothing was written there yet) and
 ``ConsumeQueue#recover`` (a queue file ends at the first unit whose offset is negative or whose size is not
-positive). Nothing here needs Spark: ``datasources`` hands one file to each Spark task and calls these functions in
-the worker, and plain unit tests call them directly.
+positive). Nothing here needs Spark: ``datasources`` hands one byte range of a segment (or one queue file) to each
+Spark task and calls these functions in the worker, and plain unit tests call them directly.
+
+A CommitLog segment is cut into byte ranges at record starts. A record start is recognised by the record itself:
+its MAGICCODE, a PHYSICALOFFSET equal to the position it sits at, and a record that decodes (``next_record_start``).
+The same scan plans the cuts on the driver and, in PERMISSIVE mode, resynchronises after a corrupt span, which then
+comes back as a row whose ``_corrupt`` column says where it starts, how long it is and why.
 
 Each output table is declared once, as a tuple of ``Column`` (name, Spark type, Arrow type, meaning): the Spark
 schema, the Arrow schema of the batches and the docs table all come from it. The Arrow types are the ones Spark
@@ -26,6 +31,7 @@ from pathlib import Path
 import pyarrow as pa
 from pyspark.sql.types import (
     BinaryType,
+    BooleanType,
     DataType,
     IntegerType,
     LongType,
@@ -47,6 +53,8 @@ from mqlab.common.message.message_errors import (
 )
 from mqlab.common.message.message_record_layout import (
     BLANK_MAGIC_CODE,
+    MESSAGE_MAGIC_CODE,
+    MESSAGE_MAGIC_CODE_POSITION,
     MESSAGE_PHYSIC_OFFSET_POSITION,
     RawRecord,
     decode_raw,
@@ -65,7 +73,7 @@ class ReadMode(enum.Enum):
     """What to do with a corrupt CommitLog record (the option ``mode``, named after Spark's file sources' modes)."""
 
     FAILFAST = "FAILFAST"  # raise the record's MessageFormatError, naming the file and the offset (the default)
-    PERMISSIVE = "PERMISSIVE"  # silently drop the rest of that segment and go on with the next one
+    PERMISSIVE = "PERMISSIVE"  # a row with ``_corrupt`` set for the bad span, then go on at the next valid record
 
     @classmethod
     def parse(cls, text: str | None) -> ReadMode:
@@ -101,6 +109,21 @@ STRING = (StringType(), pa.string())
 TIMESTAMP = (TimestampType(), pa.timestamp("us", tz="UTC"))
 BINARY = (BinaryType(), pa.binary())
 STRING_MAP = (MapType(StringType(), StringType()), pa.map_(pa.string(), pa.string()))
+BOOLEAN = (BooleanType(), pa.bool_())
+
+# The ``_corrupt`` struct of the CommitLog table (named like Spark's ``_corrupt_record`` column of its JSON and CSV
+# readers, but a struct: a binary record has no text to show, so it says where and why instead).
+CORRUPT_FIELDS = (
+    ("offset", *LONG, "CommitLog offset where the corrupt span starts"),
+    ("length", *LONG, "bytes skipped until the next valid record (or the end of the range)"),
+    ("field", *STRING, "record field at fault (TOTALSIZE, MAGICCODE, BODYCRC...), null if none"),
+    ("error", *STRING, "the error's class name (BadMagicCodeError...)"),
+    ("message", *STRING, "the error's message, naming the file and the offset"),
+)
+CORRUPT = (
+    StructType([StructField(name, spark_type, True) for name, spark_type, _, _ in CORRUPT_FIELDS]),
+    pa.struct([pa.field(name, arrow_type, True) for name, _, arrow_type, _ in CORRUPT_FIELDS]),
+)
 
 COMMITLOG_COLUMNS: tuple[Column, ...] = (
     Column("physical_offset", *LONG, "PHYSICALOFFSET: CommitLog offset of the record"),
@@ -124,6 +147,8 @@ COMMITLOG_COLUMNS: tuple[Column, ...] = (
     Column("properties", *STRING_MAP, "all properties, in stored order (MessageDecoder#string2messageProperties)"),
     Column("msg_id", *STRING, "offset message id: store host + physical offset, hex (MessageDecoder#createMessageId)"),
     Column("segment", *STRING, "name of the CommitLog file the record was read from"),
+    Column("broker", *STRING, "broker whose store holds the file (its directory name, or the option broker)"),
+    Column("_corrupt", *CORRUPT, "null for a record; for a corrupt span (PERMISSIVE): where, how long, why"),
 )
 
 CONSUMEQUEUE_COLUMNS: tuple[Column, ...] = (
@@ -134,6 +159,7 @@ CONSUMEQUEUE_COLUMNS: tuple[Column, ...] = (
     Column("size", *INT, "unit field 2: the record's TOTALSIZE"),
     Column("tags_code", *LONG, "unit field 3: String.hashCode of TAGS (0 without tags)"),
     Column("segment", *STRING, "name of the ConsumeQueue file the unit was read from"),
+    Column("broker", *STRING, "broker whose store holds the file"),
 )
 
 
@@ -154,12 +180,39 @@ CONSUMEQUEUE_ARROW_SCHEMA = arrow_schema(CONSUMEQUEUE_COLUMNS)
 # -- finding the files -----------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class CommitLogSegment:
-    """One CommitLog file: the unit of work of one Spark task (picklable, so it travels to the worker)."""
+    """One CommitLog file (picklable, so it travels to the worker inside a ``CommitLogRange``)."""
 
     path: str
     name: str
     start_offset: int
     size: int
+    broker: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitLogRange:
+    """Bytes ``[start, end)`` of a segment (positions in the file): the unit of work of one Spark task.
+
+    ``start`` is a record start (or 0); the task reads every record that *starts* in the range, the last one
+    possibly ending after ``end``. ``first_timestamp`` is the store timestamp of the record at ``start`` and
+    ``next_timestamp`` that of the record at ``end`` (``None`` when unknown): pushdown prunes with them.
+    """
+
+    segment: CommitLogSegment
+    start: int
+    end: int
+    first_timestamp: int | None = None
+    next_timestamp: int | None = None
+
+    @property
+    def first_offset(self) -> int:
+        """CommitLog offset of the range's first byte."""
+        return self.segment.start_offset + self.start
+
+    @property
+    def end_offset(self) -> int:
+        """CommitLog offset just past the range."""
+        return self.segment.start_offset + self.end
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +225,13 @@ class ConsumeQueueFile:
     name: str
     start_offset: int  # in bytes of the queue's virtual space; unit N sits at byte N * 20
     size: int
+    broker: str = ""
+
+
+def broker_name_of(store_root: str | os.PathLike[str]) -> str:
+    """The broker a store root belongs to: the parent's name for ``<broker>/store``, else the root's own name."""
+    root = Path(store_root).resolve()
+    return root.parent.name if root.name == "store" else root.name
 
 
 def _store_dir(path: str | os.PathLike[str], sub: str) -> Path:
@@ -184,24 +244,35 @@ def _store_dir(path: str | os.PathLike[str], sub: str) -> Path:
     raise FileNotFoundError(f"neither a store root nor a {sub} directory: {os.fspath(path)!r}")
 
 
-def find_commitlog_segments(path: str | os.PathLike[str]) -> list[CommitLogSegment]:
-    """The CommitLog files under a store root (or a ``commitlog`` directory), in offset order."""
+def _default_broker(directory: Path, sub: str) -> str:
+    return broker_name_of(directory.parent if directory.name == sub else directory)
+
+
+def find_commitlog_segments(path: str | os.PathLike[str], broker: str | None = None) -> list[CommitLogSegment]:
+    """The CommitLog files under a store root (or a ``commitlog`` directory), in offset order.
+
+    ``broker`` names the store's broker in the rows (default: ``broker_name_of`` the store root).
+    """
     directory = _store_dir(path, "commitlog")
+    name = broker if broker is not None else _default_broker(directory, "commitlog")
     return [
-        CommitLogSegment(str(f), f.name, int(f.name), f.stat().st_size)
+        CommitLogSegment(str(f), f.name, int(f.name), f.stat().st_size, name)
         for f in sorted(directory.iterdir())
         if f.is_file() and FILE_NAME.match(f.name)
     ]
 
 
-def find_consume_queue_files(path: str | os.PathLike[str]) -> list[ConsumeQueueFile]:
+def find_consume_queue_files(path: str | os.PathLike[str], broker: str | None = None) -> list[ConsumeQueueFile]:
     """The ConsumeQueue files under a store root (or a ``consumequeue`` directory), by topic, queue and offset."""
     directory = _store_dir(path, "consumequeue")
+    name = broker if broker is not None else _default_broker(directory, "consumequeue")
     found = []
     for topic_dir in sorted(d for d in directory.iterdir() if d.is_dir()):
         for queue_dir in sorted((d for d in topic_dir.iterdir() if d.is_dir() and d.name.isdigit()), key=_as_int):
             found += [
-                ConsumeQueueFile(str(f), topic_dir.name, int(queue_dir.name), f.name, int(f.name), f.stat().st_size)
+                ConsumeQueueFile(
+                    str(f), topic_dir.name, int(queue_dir.name), f.name, int(f.name), f.stat().st_size, name
+                )
                 for f in sorted(queue_dir.iterdir())
                 if f.is_file() and FILE_NAME.match(f.name)
             ]
@@ -212,43 +283,155 @@ def _as_int(path: Path) -> int:
     return int(path.name)
 
 
-# -- CommitLog -------------------------------------------------------------------------------------------------
+# -- CommitLog: records, record starts, ranges ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class CorruptSpan:
+    """Bytes that are not a valid record, from ``position`` (in the file) for ``length`` bytes, and why."""
+
+    segment: CommitLogSegment
+    position: int
+    length: int
+    error: MessageFormatError
+
+    @property
+    def offset(self) -> int:
+        """CommitLog offset of the span's first byte."""
+        return self.segment.start_offset + self.position
+
+
+def _where(segment: CommitLogSegment, offset: int) -> str:
+    return f"the record at CommitLog offset {offset} of commitlog/{segment.name}"
+
+
 def iter_segment_records(
     segment: CommitLogSegment, *, mode: ReadMode = ReadMode.FAILFAST, check_crc: bool = True
-) -> Iterator[RawRecord]:
-    """The message records of one segment, in order, up to its blank record or its unwritten (zero) space.
+) -> Iterator[RawRecord | CorruptSpan]:
+    """The records of a whole segment (``iter_range_records`` over ``[0, size)``)."""
+    yield from iter_range_records(CommitLogRange(segment, 0, segment.size), mode=mode, check_crc=check_crc)
+
+
+def iter_range_records(
+    commitlog_range: CommitLogRange, *, mode: ReadMode = ReadMode.FAILFAST, check_crc: bool = True
+) -> Iterator[RawRecord | CorruptSpan]:
+    """The records starting in a range, in order, up to the blank record or the unwritten (zero) space.
 
     A record is corrupt when ``decode_raw`` rejects it, when its PHYSICALOFFSET is not where it was found, when its
     BODYCRC does not match its body (if ``check_crc``, as recovery checks with ``checkCRCOnRecover``), or when a
-    blank record's TOTALSIZE is not the rest of the file.
+    blank record's TOTALSIZE is not the rest of the file. In PERMISSIVE mode a corrupt record becomes a
+    ``CorruptSpan`` running to the next record start (``next_record_start``) or to the end of the range, and the
+    walk goes on there; so does a zero TOTALSIZE that a valid record follows (zeroed bytes inside written data).
 
     Raises:
         MessageFormatError: a corrupt record in FAILFAST mode; the message names the file, the record's CommitLog
-            offset and the field. In PERMISSIVE mode the rest of the segment is dropped instead, and no row or log
-            line says so.
+            offset and the field.
     """
-    if segment.size == 0:
+    segment = commitlog_range.segment
+    if segment.size == 0 or commitlog_range.start >= commitlog_range.end:
         return
     with open(segment.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         size = len(buf)
-        pos = 0
-        while pos + 4 <= size:
+        end = min(commitlog_range.end, size)
+        pos = commitlog_range.start
+        while pos < end and pos + 4 <= size:
             try:
                 record = _next_record(buf, pos, size, segment, check_crc)
-            except MessageFormatError:
-                if mode is ReadMode.PERMISSIVE:
-                    return
-                raise
+                if record is None and mode is ReadMode.PERMISSIVE and _TOTAL.unpack_from(buf, pos)[0] == 0:
+                    resume = next_record_start(buf, pos, segment, check_crc=check_crc)
+                    if resume is not None:
+                        raise MessageFormatError(
+                            f"TOTALSIZE is 0 but a record starts at CommitLog offset {segment.start_offset + resume}",
+                            field="TOTALSIZE",
+                            position=segment.start_offset + pos,
+                            where=_where(segment, segment.start_offset + pos),
+                        )
+            except MessageFormatError as exc:
+                if mode is ReadMode.FAILFAST:
+                    raise
+                resume = next_record_start(buf, pos + 1, segment, check_crc=check_crc)
+                stop = end if resume is None else min(resume, end)
+                yield CorruptSpan(segment, pos, stop - pos, exc)
+                pos = stop
+                continue
             if record is None:
                 return
             yield record
             pos += record.total_size
 
 
+_TOTAL = struct.Struct(">i")
+_MAGIC_BYTES = MESSAGE_MAGIC_CODE.to_bytes(4, "big", signed=True)
+_PHYSICAL_OFFSET = struct.Struct(">q")
+
+
+def next_record_start(buf, pos: int, segment: CommitLogSegment, *, check_crc: bool = True) -> int | None:
+    """Position of the first valid record at or after ``pos`` in the segment's bytes ``buf``, or ``None``.
+
+    A candidate is found by its MAGICCODE (a C-speed ``find``); it is a record start when its PHYSICALOFFSET equals
+    the segment's start offset plus the candidate's position and the record decodes (and its BODYCRC matches, if
+    ``check_crc``). A body that holds a byte-exact copy of a record written at that very offset could fool the
+    scan; nothing else can.
+    """
+    search = pos + MESSAGE_MAGIC_CODE_POSITION
+    size = len(buf)
+    while True:
+        found = buf.find(_MAGIC_BYTES, search)
+        if found < 0:
+            return None
+        candidate = found - MESSAGE_MAGIC_CODE_POSITION
+        field = candidate + MESSAGE_PHYSIC_OFFSET_POSITION
+        if (
+            field + 8 <= size
+            and _PHYSICAL_OFFSET.unpack_from(buf, field)[0] == segment.start_offset + candidate
+            and _is_record(buf, candidate, size, segment, check_crc)
+        ):
+            return candidate
+        search = found + 1
+
+
+def _is_record(buf, pos: int, size: int, segment: CommitLogSegment, check_crc: bool) -> bool:
+    try:
+        return _next_record(buf, pos, size, segment, check_crc) is not None
+    except MessageFormatError:
+        return False
+
+
+def plan_ranges(segment: CommitLogSegment, max_bytes: int, *, check_crc: bool = True) -> list[CommitLogRange]:
+    """Cut a segment into ranges of about ``max_bytes``, each starting at a record start.
+
+    Cut ``i`` is the first record start at or after the previous cut plus ``max_bytes``, so with ``max_bytes=1``
+    every record is a range of its own. The last range runs to the end of the file (its data ends at the blank
+    record or the zero space). Each range carries the store timestamps of its first record and of the next range's.
+    """
+    if segment.size == 0:
+        return []
+    with open(segment.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        cuts = [0]
+        while cuts[-1] + max_bytes < segment.size:
+            cut = next_record_start(buf, cuts[-1] + max_bytes, segment, check_crc=check_crc)
+            if cut is None:
+                break
+            cuts.append(cut)
+        stamps = [_store_timestamp_at(buf, cut, segment, check_crc) for cut in cuts]
+    ends = [*cuts[1:], segment.size]
+    nexts = [*stamps[1:], None]
+    return [
+        CommitLogRange(segment, start, end, first, following)
+        for start, end, first, following in zip(cuts, ends, stamps, nexts, strict=True)
+    ]
+
+
+def _store_timestamp_at(buf, pos: int, segment: CommitLogSegment, check_crc: bool) -> int | None:
+    try:
+        record = _next_record(buf, pos, len(buf), segment, check_crc)
+    except MessageFormatError:
+        return None
+    return None if record is None else record.store_timestamp
+
+
 def _next_record(buf, pos: int, size: int, segment: CommitLogSegment, check_crc: bool) -> RawRecord | None:
     """The record at ``pos``, or ``None`` where the segment's data ends."""
     offset = segment.start_offset + pos
-    where = f"the record at CommitLog offset {offset} of commitlog/{segment.name}"
+    where = _where(segment, offset)
     total = int.from_bytes(buf[pos : pos + 4], "big", signed=True)
     if total == 0:
         return None  # nothing was written here yet (the rest of a segment is zero-filled)
@@ -279,65 +462,161 @@ def _next_record(buf, pos: int, size: int, segment: CommitLogSegment, check_crc:
     return record
 
 
+# -- CommitLog: rows ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RecordFilter:
+    """What pushdown asks of the rows (``None``: no condition); ``datasources`` builds it from Spark's filters.
+
+    Offsets and timestamps are inclusive bounds (timestamps in epoch ms). Rows failing it are skipped before their
+    columns are built; Spark evaluates the same filters again, so skipping is an optimisation, never a semantic.
+    """
+
+    offsets: frozenset[int] | None = None
+    topics: frozenset[str] | None = None
+    queue_ids: frozenset[int] | None = None
+    min_offset: int | None = None
+    max_offset: int | None = None
+    min_timestamp: int | None = None
+    max_timestamp: int | None = None
+
+    def accepts(self, r: RawRecord) -> bool:
+        """Whether the record can satisfy the filters."""
+        return (
+            (self.offsets is None or r.physical_offset in self.offsets)
+            and (self.min_offset is None or r.physical_offset >= self.min_offset)
+            and (self.max_offset is None or r.physical_offset <= self.max_offset)
+            and (self.min_timestamp is None or r.store_timestamp >= self.min_timestamp)
+            and (self.max_timestamp is None or r.store_timestamp <= self.max_timestamp)
+            and (self.queue_ids is None or r.queue_id in self.queue_ids)
+            and (self.topics is None or r.topic.decode("utf-8", "replace") in self.topics)
+        )
+
+    @property
+    def is_empty(self) -> bool:
+        """No condition at all."""
+        return self == RecordFilter()
+
+
+_NAMES = tuple(c.name for c in COMMITLOG_COLUMNS)
+_CORRUPT_ROW_BASE = tuple(None for _ in COMMITLOG_COLUMNS)
+
+
 class _CommitLogRows:
-    """Column lists for one batch of CommitLog rows."""
+    """Rows of one batch as tuples in column order (transposed once per batch: cheaper than a list per column)."""
 
     def __init__(self) -> None:
-        self.columns: dict[str, list] = {c.name: [] for c in COMMITLOG_COLUMNS}
-        self._hosts: dict[bytes, InetSocketAddress] = {}  # a store sees few distinct hosts; parse each once
+        self.rows: list[tuple] = []
+        self._hosts: dict[bytes, tuple[str, InetSocketAddress]] = {}  # few distinct hosts; parse each once
 
-    def _host(self, field_bytes: bytes) -> InetSocketAddress:
+    def _host(self, field_bytes: bytes) -> tuple[str, InetSocketAddress]:
         host = self._hosts.get(field_bytes)
         if host is None:
-            host = self._hosts[field_bytes] = host_from_field(field_bytes)
+            address = host_from_field(field_bytes)
+            host = self._hosts[field_bytes] = (str(address), address)
         return host
 
     def __len__(self) -> int:
-        return len(self.columns["physical_offset"])
+        return len(self.rows)
 
-    def add(self, r: RawRecord, segment_name: str) -> None:
+    @property
+    def columns(self) -> dict[str, list]:
+        """The rows as one sequence per column."""
+        if not self.rows:
+            return {name: [] for name in _NAMES}
+        return dict(zip(_NAMES, zip(*self.rows, strict=True), strict=True))
+
+    def add(self, r: RawRecord, segment: CommitLogSegment) -> None:
         properties = string2message_properties(r.properties.decode("utf-8", "replace"), dict)
-        store_host = self._host(r.store_host)
-        c = self.columns
-        c["physical_offset"].append(r.physical_offset)
-        c["total_size"].append(r.total_size)
-        c["topic"].append(r.topic.decode("utf-8", "replace"))
-        c["queue_id"].append(r.queue_id)
-        c["queue_offset"].append(r.queue_offset)
-        c["sys_flag"].append(r.sys_flag)
-        c["flag"].append(r.flag)
-        c["born_timestamp"].append(r.born_timestamp * 1000)  # ms on disk, µs in Spark
-        c["store_timestamp"].append(r.store_timestamp * 1000)
-        c["born_host"].append(str(self._host(r.born_host)))
-        c["store_host"].append(str(store_host))
-        c["body_crc"].append(r.body_crc)
-        c["reconsume_times"].append(r.reconsume_times)
-        c["prepared_transaction_offset"].append(r.prepared_transaction_offset)
-        c["body"].append(r.body)
-        c["tags"].append(properties.get(mc.PROPERTY_TAGS))
-        c["keys"].append(properties.get(mc.PROPERTY_KEYS))
-        c["uniq_key"].append(properties.get(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX))
-        c["properties"].append(list(properties.items()))
-        c["msg_id"].append(create_message_id(store_host, r.physical_offset))
-        c["segment"].append(segment_name)
+        store_host_text, store_host = self._host(r.store_host)
+        self.rows.append(
+            (
+                r.physical_offset,
+                r.total_size,
+                r.topic.decode("utf-8", "replace"),
+                r.queue_id,
+                r.queue_offset,
+                r.sys_flag,
+                r.flag,
+                r.born_timestamp * 1000,  # ms on disk, µs in Spark
+                r.store_timestamp * 1000,
+                self._host(r.born_host)[0],
+                store_host_text,
+                r.body_crc,
+                r.reconsume_times,
+                r.prepared_transaction_offset,
+                r.body,
+                properties.get(mc.PROPERTY_TAGS),
+                properties.get(mc.PROPERTY_KEYS),
+                properties.get(mc.PROPERTY_UNIQ_CLIENT_MESSAGE_ID_KEYIDX),
+                list(properties.items()),
+                create_message_id(store_host, r.physical_offset),
+                segment.name,
+                segment.broker,
+                None,
+            )
+        )
+
+    def add_corrupt(self, span: CorruptSpan) -> None:
+        row = dict(zip(_NAMES, _CORRUPT_ROW_BASE, strict=True))
+        row["physical_offset"] = span.offset
+        row["segment"] = span.segment.name
+        row["broker"] = span.segment.broker
+        row["_corrupt"] = {
+            "offset": span.offset,
+            "length": span.length,
+            "field": span.error.field,
+            "error": type(span.error).__name__,
+            "message": str(span.error),
+        }
+        self.rows.append(tuple(row.values()))
 
 
 def _to_batch(columns: dict[str, list], schema: pa.Schema) -> pa.RecordBatch:
-    arrays = [pa.array(columns[f.name], type=f.type) for f in schema]
+    arrays = [_array(columns[f.name], f.type) for f in schema]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def _array(values, arrow_type: pa.DataType) -> pa.Array:
+    """``pa.array``, but a map column of (key, value) lists is built from flat lists (several times faster)."""
+    if not pa.types.is_map(arrow_type) or any(v is None for v in values):
+        return pa.array(values, type=arrow_type)
+    offsets, keys, items = [0], [], []
+    for pairs in values:
+        for key, item in pairs:
+            keys.append(key)
+            items.append(item)
+        offsets.append(len(keys))
+    return pa.MapArray.from_arrays(
+        pa.array(offsets, pa.int32()),
+        pa.array(keys, arrow_type.key_type),
+        pa.array(items, arrow_type.item_type),
+        type=arrow_type,
+    )
+
+
 def commitlog_batches(
-    segment: CommitLogSegment,
+    source: CommitLogSegment | CommitLogRange,
     *,
     mode: ReadMode = ReadMode.FAILFAST,
     check_crc: bool = True,
     batch_rows: int = DEFAULT_BATCH_ROWS,
+    record_filter: RecordFilter | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """The records of one segment as Arrow batches of at most ``batch_rows`` rows (see ``iter_segment_records``)."""
+    """The records of a segment or a range as Arrow batches of at most ``batch_rows`` rows.
+
+    Corrupt spans (PERMISSIVE) are rows too, whatever ``record_filter`` says: only Spark decides on them.
+    """
+    commitlog_range = source if isinstance(source, CommitLogRange) else CommitLogRange(source, 0, source.size)
+    keep = None if record_filter is None or record_filter.is_empty else record_filter.accepts
+    segment = commitlog_range.segment
     rows = _CommitLogRows()
-    for record in iter_segment_records(segment, mode=mode, check_crc=check_crc):
-        rows.add(record, segment.name)
+    for item in iter_range_records(commitlog_range, mode=mode, check_crc=check_crc):
+        if isinstance(item, CorruptSpan):
+            rows.add_corrupt(item)
+        elif keep is None or keep(item):
+            rows.add(item, segment)
+        else:
+            continue
         if len(rows) >= batch_rows:
             yield _to_batch(rows.columns, COMMITLOG_ARROW_SCHEMA)
             rows = _CommitLogRows()
@@ -379,8 +658,16 @@ def consumequeue_batches(
         columns["size"].append(size)
         columns["tags_code"].append(tags_code)
         columns["segment"].append(queue_file.name)
+        columns["broker"].append(queue_file.broker)
         if len(columns["topic"]) >= batch_rows:
             yield _to_batch(columns, CONSUMEQUEUE_ARROW_SCHEMA)
             columns = {c.name: [] for c in CONSUMEQUEUE_COLUMNS}
     if columns["topic"]:
         yield _to_batch(columns, CONSUMEQUEUE_ARROW_SCHEMA)
+
+
+def markdown_table(columns: tuple[Column, ...]) -> str:
+    """The docs table of a table's columns (docs/spec/spark-datasources.md holds these, checked by a test)."""
+    lines = ["| column | Spark type | meaning |", "|---|---|---|"]
+    lines += [f"| `{c.name}` | `{c.spark_type.simpleString()}` | {c.meaning} |" for c in columns]
+    return "\n".join(lines)

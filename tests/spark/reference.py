@@ -32,7 +32,7 @@ def reference_messages(root: Path, summary: SampleStoreSummary) -> tuple[tuple[s
     return tuple(found)
 
 
-def expected_row(segment: str, msg: MessageExt) -> dict:
+def expected_row(segment: str, msg: MessageExt, broker: str = "broker-a") -> dict:
     """The row ``mqlab_commitlog`` should give for ``msg`` (timestamps in epoch ms)."""
     return {
         "physical_offset": msg.commit_log_offset,
@@ -56,4 +56,6 @@ def expected_row(segment: str, msg: MessageExt) -> dict:
         "properties": dict(msg.properties.items()) if msg.properties else {},
         "msg_id": msg.msg_id,
         "segment": segment,
+        "broker": broker,
+        "_corrupt": None,
     }

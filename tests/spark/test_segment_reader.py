@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import struct
 
@@ -25,7 +26,7 @@ from tests.spark.reference import expected_row
 @pytest.fixture
 def store_copy(sample_store, tmp_path):
     """A copy of the sample store's CommitLog that a test may damage."""
-    root = tmp_path / "store"
+    root = tmp_path / "broker-a" / "store"
     shutil.copytree(sample_store.root / "commitlog", root / "commitlog")
     return root
 
@@ -146,13 +147,112 @@ def test_bad_magic_code_names_file_and_offset(sample_store, store_copy):
     assert "MAGICCODE" in text
 
 
-def test_permissive_keeps_records_before_the_corrupt_one_and_drops_the_rest_of_the_segment(sample_store, store_copy):
+@pytest.mark.spec("SDS-7")
+def test_permissive_gives_a_corrupt_row_and_resyncs_at_the_next_record(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    bad_size = _records(segment)[1].total_size
+    _patch(store_copy / "commitlog" / segment.name, pos + 4, b"\x00\x00\x00\x01")
+    items = _records(_segment(store_copy, 1), mode=sr.ReadMode.PERMISSIVE)
+    spans = [i for i in items if isinstance(i, sr.CorruptSpan)]
+    assert len(items) == sample_store.summary.segments[1].records  # every record but one, plus one span
+    assert [(s.position, s.length, s.error.field) for s in spans] == [(pos, bad_size, "MAGICCODE")]
+    assert isinstance(spans[0].error, BadMagicCodeError)
+    rows = [
+        r for b in sr.commitlog_batches(_segment(store_copy, 1), mode=sr.ReadMode.PERMISSIVE) for r in b.to_pylist()
+    ]
+    (bad,) = [r for r in rows if r["_corrupt"] is not None]
+    assert bad["_corrupt"]["offset"] == bad["physical_offset"] == segment.start_offset + pos
+    assert (bad["_corrupt"]["length"], bad["_corrupt"]["error"]) == (bad_size, "BadMagicCodeError")
+    assert f"CommitLog offset {segment.start_offset + pos} of commitlog/{segment.name}" in bad["_corrupt"]["message"]
+    assert bad["topic"] is None and bad["segment"] == segment.name and bad["broker"] == "broker-a"
+
+
+@pytest.mark.spec("SDS-7")
+def test_zeroed_bytes_inside_written_data_are_a_corrupt_span_when_permissive(sample_store, store_copy):
+    segment, pos = _second_record_of_segment_1(sample_store)
+    _patch(store_copy / "commitlog" / segment.name, pos, bytes(8))
+    assert len(_records(_segment(store_copy, 1))) == 1  # FAILFAST: zero TOTALSIZE ends the data, as recovery does
+    items = _records(_segment(store_copy, 1), mode=sr.ReadMode.PERMISSIVE)
+    (span,) = [i for i in items if isinstance(i, sr.CorruptSpan)]
+    assert (span.position, span.error.field) == (pos, "TOTALSIZE")
+    assert len(items) == sample_store.summary.segments[1].records
+
+
+@pytest.mark.spec("SDS-7")
+def test_a_corrupt_tail_runs_to_the_end_of_the_range(sample_store, store_copy):
+    last = sample_store.summary.segments[0]
+    _patch(store_copy / "commitlog" / last.name, last.used_bytes, struct.pack(">i", last.free_bytes - 4))
+    items = _records(_segment(store_copy, 0), mode=sr.ReadMode.PERMISSIVE)
+    span = items[-1]
+    assert isinstance(span, sr.CorruptSpan) and span.error.field == "TOTALSIZE"
+    assert (span.position, span.position + span.length) == (last.used_bytes, last.file_size)
+
+
+# -- record starts and ranges ------------------------------------------------------------------------------------
+@pytest.mark.spec("SDS-4")
+def test_next_record_start_finds_the_next_boundary_from_every_byte(sample_store):
+    segment = _segment(sample_store.root, 0)
+    starts, pos = [], 0
+    for record in _records(segment):
+        starts.append(pos)
+        pos += record.total_size
+    with open(segment.path, "rb") as f:
+        buf = f.read()
+    expected = iter(starts)
+    want = next(expected)
+    for position in range(0, starts[-1] + 1):
+        if position > want:
+            want = next(expected)
+        assert sr.next_record_start(buf, position, segment) == want
+    assert sr.next_record_start(buf, starts[-1] + 1, segment) is None
+
+
+@pytest.mark.spec("SDS-4")
+@pytest.mark.parametrize("max_bytes", [1, 97, 4096, 1 << 30])
+def test_ranges_cut_at_record_starts_read_exactly_the_unsplit_records(sample_store, max_bytes):
+    for segment in sr.find_commitlog_segments(sample_store.root):
+        whole = [r.physical_offset for r in _records(segment)]
+        ranges = sr.plan_ranges(segment, max_bytes)
+        assert ranges[0].start == 0 and ranges[-1].end == segment.size
+        assert all(a.end == b.start for a, b in itertools.pairwise(ranges))
+        split = [r.physical_offset for rng in ranges for r in sr.iter_range_records(rng)]
+        assert split == whole
+        if max_bytes == 1:
+            assert [rng.first_offset for rng in ranges] == whole  # every record boundary is a range edge
+            assert [rng.first_timestamp for rng in ranges] == [r.store_timestamp for r in _records(segment)]
+            assert [rng.next_timestamp for rng in ranges[:-1]] == [rng.first_timestamp for rng in ranges[1:]]
+
+
+@pytest.mark.spec("SDS-7")
+def test_permissive_ranges_around_a_corrupt_record_equal_the_unsplit_read(sample_store, store_copy):
     segment, pos = _second_record_of_segment_1(sample_store)
     _patch(store_copy / "commitlog" / segment.name, pos + 4, b"\x00\x00\x00\x01")
     damaged = _segment(store_copy, 1)
-    assert len(_records(damaged, mode=sr.ReadMode.PERMISSIVE)) == 1
-    other = _segment(store_copy, 2)
-    assert len(_records(other, mode=sr.ReadMode.PERMISSIVE)) == sample_store.summary.segments[2].records
+
+    def key(item):
+        if isinstance(item, sr.CorruptSpan):
+            return ("corrupt", item.offset, item.length)
+        return ("record", item.physical_offset)
+
+    whole = [key(i) for i in _records(damaged, mode=sr.ReadMode.PERMISSIVE)]
+    for max_bytes in (1, 50, 333):
+        ranges = sr.plan_ranges(damaged, max_bytes)
+        split = [key(i) for rng in ranges for i in sr.iter_range_records(rng, mode=sr.ReadMode.PERMISSIVE)]
+        assert split == whole
+
+
+@pytest.mark.spec("SDS-5")
+def test_record_filter_keeps_only_matching_records(sample_store):
+    segment = _segment(sample_store.root, 0)
+    records = _records(segment)
+    topic = records[0].topic.decode()
+    wanted = sr.RecordFilter(topics=frozenset({topic}), queue_ids=frozenset({records[0].queue_id}))
+    rows = [r for b in sr.commitlog_batches(segment, record_filter=wanted) for r in b.to_pylist()]
+    assert rows and {(r["topic"], r["queue_id"]) for r in rows} == {(topic, records[0].queue_id)}
+    assert len(rows) == sum(1 for r in records if wanted.accepts(r))
+    window = sr.RecordFilter(min_offset=records[3].physical_offset, max_offset=records[5].physical_offset)
+    assert [r.physical_offset for r in records if window.accepts(r)] == [r.physical_offset for r in records[3:6]]
+    assert sr.RecordFilter().is_empty and not window.is_empty
 
 
 def test_total_size_past_the_file_end_is_truncation(sample_store, store_copy):
