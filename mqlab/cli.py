@@ -361,6 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mqlab.spark.cli import _add_gen_store_parser
 
     _add_gen_store_parser(sub)
+    from mqlab.spark.pipeline import add_analyze_parser
+
+    add_analyze_parser(sub)
     return parser
 
 

@@ -20,6 +20,16 @@ def pytest_configure(config):
     )
 
 
+@pytest.fixture(scope="session")
+def small_scenario(tmp_path_factory) -> Path:
+    """The shipped ``small`` scenario, generated once per session (read-only: a test that changes files copies it)."""
+    from mqlab.spark.generate import generate_store, load_scenario
+
+    root = tmp_path_factory.mktemp("small-scenario") / "small"
+    generate_store(load_scenario("small"), root)
+    return root
+
+
 @pytest.fixture(autouse=True)
 def _stores_written_verify(request, monkeypatch):
     if request.node.get_closest_marker("store_left_damaged"):

@@ -11,16 +11,23 @@ The generator runs mqlab's own name server, brokers and clients in one ``Simulat
 seed, so the same scenario and seed give byte-identical stores. Beside the stores it writes ``manifest.json``, the
 ground truth of the run: what each producer sent and was acknowledged with (msg ids, queues, offsets), what each
 group consumed (attempt by attempt), and which messages went to retry and to the DLQ.
+
+Store faults (``mqlab.spark.generate_faults``): broker crashes, by process or power loss, with the store's abnormal
+recovery on restart, and segments deleted by the store's cleaning services; the manifest says what each destroyed.
+A scenario with independent brokers runs one world per broker, serially or in worker processes
+(``mqlab.spark.generate_parallel``), with the same bytes either way.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import os
 import shutil
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -38,8 +45,10 @@ from mqlab.common.message.message_decoder import string2message_properties
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.runtime import SimulatedWorld
+from mqlab.spark.generate_faults import CRASH_KINDS, CrashBook, CrashSpec, Rec, SegmentWatch, read_commit_log
+from mqlab.store.config.flush_disk_type import FlushDiskType
 
-SHIPPED_SCENARIOS = ("small", "week", "large")
+SHIPPED_SCENARIOS = ("small", "faults", "week", "large")
 MANIFEST = "manifest.json"
 TICK_MS = 100  # producers decide how many messages to send once per virtual tick
 _WORDS = [
@@ -144,6 +153,16 @@ class Scenario:
     producers: tuple[ProducerSpec, ...]
     consumers: tuple[ConsumerSpec, ...]
     lost_response_share: float = 0.0  # share of single-message sends stored by a broker that never answers them
+    crashes: tuple[CrashSpec, ...] = ()
+    file_reserved_time_h: float | None = None  # fileReservedTime (hours of virtual time); None: the store's 72
+    delete_when: str | None = None  # deleteWhen ("04"; hours joined by ";"); None: the store's default
+    sync_flush_brokers: tuple[str, ...] = ()  # brokers with flushDiskType SYNC_FLUSH (the others: ASYNC_FLUSH)
+    independent_brokers: bool = False  # one world per broker, each with its own clients (see generate_parallel)
+
+    @property
+    def broker_names(self) -> list[str]:
+        """``broker-a``, ``broker-b``... as ``Cluster`` names them."""
+        return [f"broker-{chr(ord('a') + i)}" for i in range(self.brokers)]
 
 
 def _fields(cls, table: dict[str, Any], where: str) -> dict[str, Any]:
@@ -155,6 +174,27 @@ def _fields(cls, table: dict[str, Any], where: str) -> dict[str, Any]:
             raise ScenarioError(f"{where}: unknown field {key!r} (known: {', '.join(sorted(known))})")
         out[name] = tuple(value) if isinstance(value, list) else value
     return out
+
+
+_STORE_FIELDS = (
+    "commit_log_file_size",
+    "consume_queue_units",
+    "file_reserved_time_h",
+    "delete_when",
+    "sync_flush_brokers",
+)
+_FAULT_FIELDS = ("lost_response_share", "crashes")
+
+
+def _known(table: dict[str, Any], known: tuple[str, ...], where: str) -> dict[str, Any]:
+    for key in table:
+        if key not in known:
+            raise ScenarioError(f"[{where}]: unknown field {key!r} (known: {', '.join(sorted(known))})")
+    return table
+
+
+def _optional(value: Any, kind):
+    return None if value is None else kind(value)
 
 
 def parse_scenario(text: str, *, seed: int | None = None) -> Scenario:
@@ -175,7 +215,11 @@ def parse_scenario(text: str, *, seed: int | None = None) -> Scenario:
         consumers = tuple(
             ConsumerSpec(**_fields(ConsumerSpec, c, f"consumers[{i}]")) for i, c in enumerate(data.get("consumers", []))
         )
-        store = data.get("store", {})
+        store = _known(data.get("store", {}), _STORE_FIELDS, "store")
+        faults = _known(data.get("faults", {}), _FAULT_FIELDS, "faults")
+        crashes = tuple(
+            CrashSpec(**_fields(CrashSpec, c, f"faults.crashes[{i}]")) for i, c in enumerate(faults.get("crashes", []))
+        )
         scenario = Scenario(
             name=str(data["name"]),
             seed=int(seed if seed is not None else data.get("seed", 0)),
@@ -187,7 +231,12 @@ def parse_scenario(text: str, *, seed: int | None = None) -> Scenario:
             topics=topics,
             producers=producers,
             consumers=consumers,
-            lost_response_share=float(data.get("faults", {}).get("lost_response_share", 0.0)),
+            lost_response_share=float(faults.get("lost_response_share", 0.0)),
+            crashes=crashes,
+            file_reserved_time_h=_optional(store.get("file_reserved_time_h"), float),
+            delete_when=_optional(store.get("delete_when"), str),
+            sync_flush_brokers=tuple(store.get("sync_flush_brokers", ())),
+            independent_brokers=bool(data.get("independent_brokers", False)),
         )
     except KeyError as exc:
         raise ScenarioError(f"missing field {exc.args[0]!r}") from exc
@@ -205,6 +254,7 @@ def _validate(s: Scenario) -> None:
         raise ScenarioError(f"faults: lost_response_share must be in [0, 1), got {s.lost_response_share}")
     if s.duration_s <= 0:
         raise ScenarioError(f"duration_s must be positive, got {s.duration_s}")
+    _validate_store_faults(s)
     for t in s.topics:
         if t.queues < 1:
             raise ScenarioError(f"topic {t.name}: queues must be positive, got {t.queues}")
@@ -226,8 +276,34 @@ def _validate(s: Scenario) -> None:
             raise ScenarioError(f"consumer {c.group}: failure_rate must be in [0, 1), got {c.failure_rate}")
 
 
+def _validate_store_faults(s: Scenario) -> None:
+    brokers = s.broker_names
+    for name in s.sync_flush_brokers:
+        if name not in brokers:
+            raise ScenarioError(f"store: sync_flush_brokers names {name!r}, not one of {', '.join(brokers)}")
+    if s.file_reserved_time_h is not None and s.file_reserved_time_h <= 0:
+        raise ScenarioError(f"store: file_reserved_time_h must be positive, got {s.file_reserved_time_h}")
+    if s.delete_when is not None and not all(h.isdigit() and 0 <= int(h) < 24 for h in s.delete_when.split(";")):
+        raise ScenarioError(f"store: delete_when must be hours 00-23 joined by ';', got {s.delete_when!r}")
+    down_until: dict[str, float] = {}
+    end = s.duration_s + s.drain_s
+    for c in sorted(s.crashes, key=lambda c: c.at_s):
+        where = f"faults.crashes (broker {c.broker!r} at {c.at_s} s)"
+        if c.broker not in brokers:
+            raise ScenarioError(f"{where}: broker must be one of {', '.join(brokers)}")
+        if c.kind not in CRASH_KINDS:
+            raise ScenarioError(f"{where}: kind must be one of {', '.join(CRASH_KINDS)}, got {c.kind!r}")
+        if not 0 < c.at_s < end:
+            raise ScenarioError(f"{where}: at_s must be inside the run (0, {end}) s")
+        if c.restart_after_s is not None and c.restart_after_s <= 0:
+            raise ScenarioError(f"{where}: restart_after_s must be positive, got {c.restart_after_s}")
+        if c.at_s <= down_until.get(c.broker, -1.0):
+            raise ScenarioError(f"{where}: the broker is still down from an earlier crash")
+        down_until[c.broker] = c.at_s + c.restart_after_s if c.restart_after_s is not None else float("inf")
+
+
 def load_scenario(name_or_path: str | os.PathLike[str], *, seed: int | None = None) -> Scenario:
-    """A shipped scenario by name (``small``, ``week``, ``large``) or a scenario file by path."""
+    """A shipped scenario by name (``small``, ``faults``, ``week``, ``large``) or a scenario file by path."""
     if str(name_or_path) in SHIPPED_SCENARIOS:
         text = resources.files("mqlab.spark").joinpath(f"scenarios/{name_or_path}.toml").read_text("utf-8")
     else:
@@ -245,11 +321,12 @@ def _decide(seed: int, *parts: object) -> float:
 class _Driver:
     """One producer's workload on its own node."""
 
-    def __init__(self, spec: ProducerSpec, cluster: Cluster, manifest: dict[str, Any], index: int):
+    def __init__(self, spec: ProducerSpec, clients: _ClientNodes, manifest: dict[str, Any], index: int, share: float):
         self.spec = spec
-        self.runtime = cluster.client_runtime(f"producer-{index + 1}")
+        self.rate = spec.rate * share
+        self.runtime = clients.runtime(f"producer-{index + 1}")
         self.rng = self.runtime.random
-        self.producer = DefaultMQProducer(spec.group, self.runtime, namesrv_addr=cluster.namesrv_addr)
+        self.producer = DefaultMQProducer(spec.group, self.runtime, namesrv_addr=clients.cluster.namesrv_addr)
         # The node's own id setter, the one the producer uses: giving the UNIQ_KEY before the send (the producer
         # keeps an existing one) lets the manifest record it even for an async send still in flight.
         self.id_setter = MessageClientIDSetter.for_runtime(self.runtime)
@@ -268,7 +345,7 @@ class _Driver:
 
     def tick(self, elapsed_ms: int) -> None:
         """Send what ``rate`` owes for the ``elapsed_ms`` of virtual time since the last tick."""
-        self.carry += self.spec.rate * elapsed_ms / 1000
+        self.carry += self.rate * elapsed_ms / 1000
         count = math.floor(self.carry)
         self.carry -= count
         sent = 0
@@ -395,8 +472,8 @@ class _Callback:
 class _Group:
     """A consumer group: its instances and the attempts they made."""
 
-    def __init__(self, spec: ConsumerSpec, cluster: Cluster, seed: int, manifest: dict[str, Any], index: int):
-        self.spec, self.cluster, self.seed = spec, cluster, seed
+    def __init__(self, spec: ConsumerSpec, clients: _ClientNodes, seed: int, manifest: dict[str, Any], index: int):
+        self.spec, self.clients, self.cluster, self.seed = spec, clients, clients.cluster, seed
         self.attempts: list[dict[str, Any]] = []
         manifest["consumers"][spec.group] = {
             "topic": spec.topic,
@@ -410,7 +487,7 @@ class _Group:
 
     def start(self) -> None:
         for i in range(self.spec.instances):
-            runtime = self.cluster.client_runtime(f"consumer-{self.index + 1}-{i + 1}")
+            runtime = self.clients.runtime(f"consumer-{self.index + 1}-{i + 1}")
             consumer = DefaultMQPushConsumer(
                 self.spec.group,
                 runtime,
@@ -493,16 +570,14 @@ class _LosesResponses:
         return self.inner.reject_request()
 
 
-def _lose_responses(cluster: Cluster, share: float, manifest: dict[str, Any]) -> None:
-    for node in cluster.brokers:
-        lost: list[str] = []
-        manifest["lost_responses"][node.name] = lost
-        server = node.controller.remoting_server
-        assert server is not None
-        for code in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2):
-            pair = server.processor_table[int(code)]
-            wrapper = _LosesResponses(pair.processor, share, node.runtime, lost)
-            server.register_processor(code, wrapper, node.controller.send_message_executor)
+def _lose_responses(node, share: float, lost: list[str]) -> None:
+    """Wrap one broker process's send processors (again after a restart: the new process has its own)."""
+    server = node.controller.remoting_server
+    assert server is not None
+    for code in (RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2):
+        pair = server.processor_table[int(code)]
+        wrapper = _LosesResponses(pair.processor, share, node.runtime, lost)
+        server.register_processor(code, wrapper, node.controller.send_message_executor)
 
 
 def _summarise(scenario: Scenario, manifest: dict[str, Any]) -> None:
@@ -528,32 +603,79 @@ def _summarise(scenario: Scenario, manifest: dict[str, Any]) -> None:
 
 
 def generate_store(
-    scenario: Scenario, out: str | os.PathLike[str], *, replace: bool = False, progress: bool = False
+    scenario: Scenario,
+    out: str | os.PathLike[str],
+    *,
+    replace: bool = False,
+    progress: bool = False,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Run ``scenario`` and write its stores under ``out/<broker>/store`` and ``out/manifest.json``.
+
+    A scenario with ``independent_brokers`` runs one world per broker, one after another, or in ``workers``
+    processes at once (``mqlab.spark.generate_parallel``): the bytes are the same either way.
 
     Returns:
         The manifest (also written to ``manifest.json``).
 
     Raises:
         FileExistsError: ``out`` holds files and ``replace`` is false.
+        ScenarioError: ``workers`` > 1 for a scenario whose brokers share producers and consumers.
     """
+    if workers < 1:
+        raise ScenarioError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and not scenario.independent_brokers:
+        raise ScenarioError(
+            f"scenario {scenario.name}: its brokers share producers and consumers, so they run in one world "
+            "(set independent_brokers = true to generate them in parallel)"
+        )
     out_path = Path(out)
     if out_path.exists() and any(out_path.iterdir()):
         if not replace:
             raise FileExistsError(f"output directory {os.fspath(out)!r} is not empty (pass replace=True)")
         shutil.rmtree(out_path)
     out_path.mkdir(parents=True, exist_ok=True)
-    world = SimulatedWorld(scenario.seed)
-    cluster = Cluster.simulated(
-        out_path,
-        brokers=scenario.brokers,
-        world=world,
-        store_settings={
-            "mapped_file_size_commit_log": scenario.commit_log_file_size,
-            "mapped_file_size_consume_queue": 20 * scenario.consume_queue_units,
-        },
-    )
+    if scenario.independent_brokers:
+        from mqlab.spark.generate_parallel import generate_independent
+
+        manifest = generate_independent(scenario, out_path, progress=progress, workers=workers)
+    else:
+        total_ms = int((scenario.duration_s + scenario.drain_s) * 1000)
+        bar = _progress(total_ms, scenario.name, progress)
+        try:
+            manifest = run_world(scenario, out_path, on_progress=None if bar is None else bar.update)
+        finally:
+            if bar is not None:
+                bar.close()
+    (out_path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", "utf-8")
+    return manifest
+
+
+def world_seed(scenario: Scenario, broker: str) -> int:
+    """The seed of one independent broker's world: fixed by the scenario's seed and the broker's name."""
+    return int(_decide(scenario.seed, "world", broker) * 2**31)
+
+
+def run_world(
+    scenario: Scenario, out_path: Path, *, only: int | None = None, on_progress: Callable[[int], Any] | None = None
+) -> dict[str, Any]:
+    """Run one simulated world: every broker, or (``only``) the broker of that index with its own clients.
+
+    ``on_progress`` is called with the virtual milliseconds run since its last call. Returns the world's manifest.
+    """
+    brokers = scenario.brokers if only is None else only + 1
+    seed = scenario.seed if only is None else world_seed(scenario, scenario.broker_names[only])
+    world = SimulatedWorld(seed)
+    cluster = Cluster.simulated(out_path, brokers=brokers, world=world, store_settings=_store_settings(scenario))
+    if only is not None:
+        # Cluster names brokers by index; the brokers before ``only`` are built but never started (no file is
+        # written for them) and leave the cluster here.
+        cluster.brokers = cluster.brokers[only:]
+        scenario = replace_crashes(scenario, tuple(c for c in scenario.crashes if c.broker == cluster.brokers[0].name))
+    for node in cluster.brokers:
+        if node.name in scenario.sync_flush_brokers:
+            node.controller.message_store_config.flush_disk_type = FlushDiskType.SYNC_FLUSH
+    clients = _ClientNodes(cluster, None if only is None else only + 1)
     manifest: dict[str, Any] = {
         "scenario": scenario.name,
         "seed": scenario.seed,
@@ -565,26 +687,34 @@ def generate_store(
     }
     cluster.start()
     if scenario.lost_response_share:
-        _lose_responses(cluster, scenario.lost_response_share, manifest)
-    admin = DefaultMQProducer("GEN_ADMIN", cluster.client_runtime("admin"), namesrv_addr=cluster.namesrv_addr)
+        for node in cluster.brokers:
+            manifest["lost_responses"][node.name] = []
+            _lose_responses(node, scenario.lost_response_share, manifest["lost_responses"][node.name])
+    crashes, watch = _store_faults(scenario, cluster, manifest)
+    admin = DefaultMQProducer("GEN_ADMIN", clients.runtime("admin"), namesrv_addr=cluster.namesrv_addr)
     admin.start()
     for topic in scenario.topics:
         admin.create_topic("TBW102", topic.name, topic.queues)
     admin.shutdown()
     world.run_for(1000)  # the brokers register the new topics with the name server
-    drivers = [_Driver(p, cluster, manifest, i) for i, p in enumerate(scenario.producers)]
+    share = 1.0 if only is None else 1.0 / scenario.brokers  # an independent broker gets its share of each rate
+    drivers = [_Driver(p, clients, manifest, i, share) for i, p in enumerate(scenario.producers)]
     for d in drivers:
         d.producer.start()
-    groups = [_Group(c, cluster, scenario.seed, manifest, i) for i, c in enumerate(scenario.consumers)]
+    groups = [_Group(c, clients, scenario.seed, manifest, i) for i, c in enumerate(scenario.consumers)]
     start = last = world.now_ms()
     manifest["run_start_ms"] = start  # the origin of start_s, stop_s and duration_s
     total_ms = int((scenario.duration_s + scenario.drain_s) * 1000)
-    bar = _progress(total_ms, scenario.name, progress)
+    reported = 0
     try:
         # Sends take virtual time themselves (a sync send waits for its answer, up to the 3 s timeout when the
         # answer is lost), so every decision reads the clock instead of counting ticks.
         while (now := world.now_ms()) - start < total_ms:
             now_s = (now - start) / 1000
+            if crashes is not None:
+                crashes.due(now_s)
+            if watch is not None:
+                watch.tick()
             for g in groups:
                 if not g.started and now_s >= g.spec.start_s:
                     g.start()
@@ -597,22 +727,98 @@ def generate_store(
             last = now
             next_tick = start + ((world.now_ms() - start) // TICK_MS + 1) * TICK_MS
             world.run_for(next_tick - world.now_ms())
-            if bar is not None:
-                bar.update(min(world.now_ms() - start, total_ms) - bar.n)
+            if on_progress is not None:
+                done = min(world.now_ms() - start, total_ms)
+                on_progress(done - reported)
+                reported = done
     finally:
-        if bar is not None:
-            bar.close()
         for g in groups:
             if g.started and not g.stopped:
                 g.stop()
         for d in drivers:
             d.producer.shutdown()
         world.run_for(1000)
-        cluster.shutdown()
+        _shutdown(cluster, crashes)
     manifest["end_ms"] = world.now_ms()
     _summarise(scenario, manifest)
-    (out_path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", "utf-8")
+    if watch is not None:
+        watch.finish(manifest)
+    if crashes is not None:
+        crashes.finish(manifest, _record_history(cluster, watch))
     return manifest
+
+
+def replace_crashes(scenario: Scenario, crashes: tuple[CrashSpec, ...]) -> Scenario:
+    """The same scenario with other crashes."""
+    return dataclasses.replace(scenario, crashes=crashes)
+
+
+class _ClientNodes:
+    """Client runtimes of one world; an independent broker's clients get addresses of their own (10.<n>.2.x).
+
+    Addresses matter beyond routing: a UNIQ_KEY begins with its producer's IP, so two independent worlds whose
+    producers shared an address (and a start time) would hand out the same UNIQ_KEYs.
+    """
+
+    def __init__(self, cluster: Cluster, subnet: int | None):
+        self.cluster, self.subnet, self.count = cluster, subnet, 0
+
+    def runtime(self, name: str):
+        self.count += 1
+        if self.subnet is None:
+            return self.cluster.client_runtime(name)
+        return self.cluster.client_runtime(name, ip=f"10.{self.subnet}.2.{self.count}")
+
+
+def _store_settings(scenario: Scenario) -> dict[str, Any]:
+    settings: dict[str, Any] = {
+        "mapped_file_size_commit_log": scenario.commit_log_file_size,
+        "mapped_file_size_consume_queue": 20 * scenario.consume_queue_units,
+    }
+    if scenario.file_reserved_time_h is not None:
+        # fileReservedTime is a whole number of hours in RocketMQ; a fraction lets minutes of virtual time age a
+        # segment (the cleaner compares now - lastModified with fileReservedTime x 3,600,000 ms either way).
+        settings["file_reserved_time"] = scenario.file_reserved_time_h
+    if scenario.delete_when is not None:
+        settings["delete_when"] = scenario.delete_when
+    return settings
+
+
+def _store_faults(scenario: Scenario, cluster: Cluster, manifest: dict[str, Any]):
+    """The crash book and the segment watch a scenario needs (``None`` when it has no crashes / no expiry)."""
+    watch_box: list[SegmentWatch] = []
+
+    def on_new_process(node) -> None:
+        if scenario.lost_response_share:
+            _lose_responses(node, scenario.lost_response_share, manifest["lost_responses"][node.name])
+        if watch_box:
+            watch_box[0].forget(node.name)
+
+    crashes = CrashBook(cluster, scenario.crashes, manifest, on_new_process) if scenario.crashes else None
+    expiry = scenario.file_reserved_time_h is not None or scenario.delete_when is not None
+    if expiry:
+        watch_box.append(SegmentWatch(cluster, manifest, crashes.faults if crashes is not None else None))
+    return crashes, (watch_box[0] if watch_box else None)
+
+
+def _shutdown(cluster: Cluster, crashes: CrashBook | None) -> None:
+    """Cluster.shutdown, leaving a broker the scenario ends with crashed exactly as the crash left it."""
+    if crashes is None:
+        cluster.shutdown()
+        return
+    for node in cluster.brokers:
+        if not crashes.faults.is_down(node.name):
+            node.controller.shutdown()
+    cluster.namesrv.shutdown()
+
+
+def _record_history(cluster: Cluster, watch: SegmentWatch | None) -> dict[str, list[Rec]]:
+    """Every record each broker stored during the run: the expired segments' and what is on disk at the end."""
+    history: dict[str, list[Rec]] = {}
+    for node in cluster.brokers:
+        expired = watch.expired_records[node.name] if watch is not None else []
+        history[node.name] = expired + read_commit_log(node.store_root)[0]
+    return history
 
 
 def _progress(total_ms: int, name: str, enabled: bool):

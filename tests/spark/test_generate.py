@@ -49,10 +49,8 @@ max_reconsume_times = 1
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("gen") / "small"
-    generate_store(load_scenario("small"), out)
-    return out
+def small(small_scenario) -> Path:
+    return small_scenario
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -234,7 +232,7 @@ def test_a_bad_scenario_is_rejected_with_the_field_named(change, message):
 
 @pytest.mark.spec("SPARK-6")
 def test_shipped_scenarios_parse():
-    for name in ("small", "week", "large"):
+    for name in ("small", "faults", "week", "large"):
         assert load_scenario(name).name == name
 
 
