@@ -42,7 +42,7 @@ refresh-notebooks: $(STAMP)
 
 # PySpark exercises: the data-source tests (one shared local[2] session) and the Spark notebooks.
 spark: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m spark tests/spark
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m spark tests/spark tests/labs
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env spark/
 
 docs: $(STAMP)
@@ -55,11 +55,16 @@ site-check: docs
 
 test: lint unit notebooks spark site-check
 
-# The store's hot paths, the clients against real server processes, then chaos campaigns (ARGS=--quick: smoke runs).
+# The store's hot paths, the clients against real server processes, chaos campaigns, then the Spark cases: the
+# store sources against Spark's binaryFile, the streaming source against the push consumer, the scenario generator
+# (ARGS=--quick: smoke runs).
 bench: $(STAMP)
 	$(BIN)/python -m bench.store_bench $(ARGS)
 	$(BIN)/python -m bench.client_bench $(ARGS)
 	$(BIN)/python -m bench.chaos_bench $(ARGS)
+	$(BIN)/python -m bench.spark_bench $(ARGS)
+	$(BIN)/python -m bench.streaming_bench $(ARGS)
+	$(BIN)/python -m bench.generate_bench $(ARGS)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'
