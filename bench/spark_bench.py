@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3, help=argparse.SUPPRESS)
+    parser.add_argument("--messages", type=int, help="messages in the sample store (20,000; --quick 4,000)")
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(measure(args.store, args.child, args.runs)))
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     from mqlab.spark.sample_store import generate_sample_store
 
     messages, runs = (4_000, 2) if args.quick else (20_000, 3)
+    messages = args.messages or messages
     with tempfile.TemporaryDirectory(prefix="spark-bench-store-") as tmp:
         store = str(Path(tmp) / "store")
         summary = generate_sample_store(store, messages=messages, commit_log_file_size=SEGMENT_BYTES)

@@ -5,9 +5,9 @@ other host unresolvable (so anything fetched from a CDN fails, as it would offli
 
 - every page with mermaid diagrams (the home page always): each diagram was drawn as an SVG and no diagram source is
   left as text;
-- every notebook in ``notebooks/*.ipynb``: its page exists, renders its cells and carries the notebook's title, shows
-  at least three passed exercise checks (``✓``) with their folded solutions, and draws every figure it stores
-  (each ``<img>`` decoded by the browser);
+- every notebook in ``notebooks/*.ipynb`` and ``spark/*.ipynb``: its page exists, renders its cells and carries the
+  notebook's title, shows at least three passed exercise checks (``✓``) with their folded solutions, and draws every
+  figure it stores (each ``<img>`` decoded by the browser);
 - no page asks the server for a file the site does not have;
 - every link to Java source (a ``.java`` file of github.com/apache/rocketmq) points at tag ``rocketmq-all-4.9.3``
   with a line anchor (``#L<n>``), so a reader lands on the class or method, not on a file of another version;
@@ -21,7 +21,7 @@ shadow root Material attaches and writes the number of ``<svg>`` elements inside
 
 Screenshots of the checked pages go to ``site-check/`` for a human to look at.
 
-Usage: ``python tools/check_site.py site [--notebooks notebooks] [--out site-check]``; exit status 0 when every
+Usage: ``python tools/check_site.py site [--notebooks notebooks spark] [--out site-check]``; exit status 0 when every
 check passes, 1 when one fails (each failure printed), 2 when the site or Chromium is missing.
 
 Java: none (repository tooling).
@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -453,14 +453,17 @@ def screenshot(chromium: str, url: str, png: Path) -> None:
 class PageCheck:
     """One page to open, and what to expect of it."""
 
-    url_path: str  # below the site root, "" for the home page, "notebooks/00-x/" for a notebook
+    url_path: str  # below the site root, "" for the home page, "notebooks/00-x/" or "spark/01-x/" for a notebook
     file: Path  # the built HTML file
     notebook: Path | None = None
     api: bool = False  # an API page: its source blocks and Java links are checked in the rendered DOM
 
 
-def pages_to_check(site: Path, notebooks: Path | None) -> tuple[list[PageCheck], list[str]]:
-    """The home page, every page with a diagram, every notebook's page; plus problems found without a browser."""
+def pages_to_check(site: Path, notebooks: Sequence[Path]) -> tuple[list[PageCheck], list[str]]:
+    """The home page, every page with a diagram, every notebook's page; plus problems found without a browser.
+
+    A notebook ``<dir>/<name>.ipynb`` is rendered at ``<dir>/<name>/`` (``docs/hooks/notebooks.py``).
+    """
     problems = []
     checks = [PageCheck("", site / "index.html")]
     for path in sorted(site.rglob("*.html")):
@@ -468,10 +471,12 @@ def pages_to_check(site: Path, notebooks: Path | None) -> tuple[list[PageCheck],
             continue
         if b'class="mermaid"' in path.read_bytes():
             checks.append(PageCheck(_url_path(site, path), path))
-    for notebook in sorted(notebooks.glob("*.ipynb")) if notebooks and notebooks.is_dir() else []:
-        built = site / "notebooks" / notebook.stem / "index.html"
+    found = [notebook for folder in notebooks if folder.is_dir() for notebook in sorted(folder.glob("*.ipynb"))]
+    for notebook in found:
+        built = site / notebook.parent.name / notebook.stem / "index.html"
         if not built.is_file():
-            problems.append(f"notebooks/{notebook.name}: no page in the site (expected {built.relative_to(site)})")
+            where = f"{notebook.parent.name}/{notebook.name}"
+            problems.append(f"{where}: no page in the site (expected {built.relative_to(site)})")
             continue
         existing = next((check for check in checks if check.file == built), None)
         if existing is not None:
@@ -499,7 +504,7 @@ def _png_name(url_path: str) -> str:
     return (url_path.strip("/").replace("/", "-") or "index") + ".png"
 
 
-def check_site(site: Path, notebooks: Path | None, out: Path | None, chromium: str) -> list[str]:
+def check_site(site: Path, notebooks: Sequence[Path], out: Path | None, chromium: str) -> list[str]:
     """Every problem found on the built site (empty when it passes)."""
     checks, problems = pages_to_check(site, notebooks)
     problems += static_problems(site)
@@ -535,7 +540,13 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(__file__).resolve().parents[1]
     parser = argparse.ArgumentParser(prog="python tools/check_site.py", description=main.__doc__)
     parser.add_argument("site", type=Path, nargs="?", default=root / "site", help="the built site (default: site)")
-    parser.add_argument("--notebooks", type=Path, default=root / "notebooks", help="notebooks the site must render")
+    parser.add_argument(
+        "--notebooks",
+        type=Path,
+        nargs="+",
+        default=[root / "notebooks", root / "spark"],
+        help="folders of notebooks the site must render (default: notebooks spark)",
+    )
     parser.add_argument("--out", type=Path, default=root / "site-check", help="where screenshots go")
     parser.add_argument("--no-screenshots", action="store_true", help="skip the screenshots")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -120,16 +120,19 @@ def test_pages_to_check_finds_diagrams_and_notebooks(tmp_path):
         "spec/store/index.html": '<pre class="mermaid">graph TD</pre>',
         "api/index.html": "<p>no diagram</p>",
         "notebooks/00-a/index.html": "<title>A</title>",
+        "spark/01-s/index.html": "<title>S</title>",
     }.items():
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_text(body)
     write_notebook(tmp_path / "notebooks/00-a.ipynb", [])
     write_notebook(tmp_path / "notebooks/01-b.ipynb", [])
-    checks, problems = check_site.pages_to_check(site, tmp_path / "notebooks")
+    write_notebook(tmp_path / "spark/01-s.ipynb", [])
+    checks, problems = check_site.pages_to_check(site, [tmp_path / "notebooks", tmp_path / "spark"])
     assert [(c.url_path, c.notebook.name if c.notebook else None) for c in checks] == [
         ("", None),
         ("spec/store/", None),
         ("notebooks/00-a/", "00-a.ipynb"),
+        ("spark/01-s/", "01-s.ipynb"),
     ]
     assert problems == ["notebooks/01-b.ipynb: no page in the site (expected notebooks/01-b/index.html)"]
 
@@ -172,7 +175,7 @@ def test_chromium_sees_drawn_diagrams_and_offline_failures(tmp_path):
     (site / "index.html").write_text(DRAWING_PAGE)
     (site / "cdn.html").write_text(CDN_PAGE)
     out = tmp_path / "shots"
-    problems = check_site.check_site(site, None, out, CHROMIUM)
+    problems = check_site.check_site(site, (), out, CHROMIUM)
     assert problems == [
         '/cdn.html: 1 mermaid diagram(s) in the page, 0 drawn as SVG (1 still <pre class="mermaid">, '
         "0 empty containers)",
@@ -239,7 +242,7 @@ def test_static_problems_and_the_api_page_the_browser_opens(tmp_path):
         "/api/store2/: 1 documented object(s), no source shown (show_source off?)",
         f"/: Java link without a line anchor (#L<n>): {TAG_BLOB}/MappedFile.java",
     ]
-    checks, _ = check_site.pages_to_check(site, None)
+    checks, _ = check_site.pages_to_check(site, ())
     assert [(c.url_path, c.api) for c in checks] == [("", False), ("api/store/", True)]
 
 
@@ -250,4 +253,4 @@ def test_chromium_sees_an_api_pages_source_and_java_links(tmp_path):
     (site / "api/store").mkdir(parents=True)
     (site / "index.html").write_text("<html><head><title>Home</title></head><body></body></html>")
     (site / "api/store/index.html").write_text(API_PAGE)
-    assert check_site.check_site(site, None, None, CHROMIUM) == []
+    assert check_site.check_site(site, (), None, CHROMIUM) == []

@@ -182,4 +182,4 @@ def test_the_sites_mermaid_draws_the_diagram(tmp_path):
     shutil.copy(ROOT / "docs/javascripts/mermaid.min.js", site / "mermaid.min.js")
     source = trace_to_mermaid(EVENTS, notes=["CommitLog"], note_fields=True, show_time=True, title="a send")
     (site / "index.html").write_text(PAGE.format(source=html.escape(source)))
-    assert check_site.check_site(site, None, None, CHROMIUM) == []
+    assert check_site.check_site(site, (), None, CHROMIUM) == []
