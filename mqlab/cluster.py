@@ -33,6 +33,7 @@ from mqlab.runtime.runtime import Runtime
 from mqlab.runtime.trace import Trace
 from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.config.message_store_config import MessageStoreConfig
+from mqlab.store.crash import simulate_crash
 from mqlab.store.store_verifier import VerifyReport, verify_store
 
 SIM_NAMESRV_IP = "10.0.0.1"
@@ -254,6 +255,63 @@ class Cluster:
             if node.name == name:
                 for timer in node.controller._timers:  # the dead process's timers die with it
                     timer.cancel()
+
+    def crash_broker(self, name: str, *, power_loss: bool = False) -> None:
+        """A broker process dies (simulated): off the network, every service stopped without a final flush.
+
+        The store stays on disk with its ``abort`` file, as after ``kill -9``; with ``power_loss`` the bytes not yet
+        flushed are lost too, as when the machine loses power. ``restart_broker`` starts a new process on it.
+        """
+        if self.world is None:
+            raise RuntimeError("crash_broker works on a simulated cluster; kill the process for a real one")
+        controller = self.broker(name)
+        self.world.network.kill(name)
+        if controller.message_store.ha_service is not None:
+            controller.message_store.ha_service.shutdown()  # its threads die with the process
+        for timer in controller._timers:
+            timer.cancel()
+        controller.broker_fast_failure.shutdown()
+        controller.pull_request_hold_service.shutdown()
+        controller.client_housekeeping_service.shutdown()
+        if controller.transactional_message_check_service is not None:
+            controller.transactional_message_check_service.shutdown()
+        if controller.remoting_server is not None:
+            controller.remoting_server.shutdown()
+        controller.broker_outer_api.shutdown()
+        simulate_crash(controller.message_store, lose_unflushed=power_loss)
+
+    def restart_broker(
+        self, name: str, *, before_start: Callable[[BrokerNode], None] | None = None
+    ) -> BrokerController:
+        """A new broker process on a crashed broker's node and store, with the same configuration.
+
+        Its store recovers abnormally (the ``abort`` file is there); ``before_start(node)`` sees the recovered
+        broker before it serves or registers. Returns the new controller (``broker(name)`` returns it from now on).
+
+        Raises:
+            RuntimeError: not a simulated cluster, or the store failed to load.
+        """
+        if self.world is None:
+            raise RuntimeError("restart_broker works on a simulated cluster; start the process again for a real one")
+        node = next(n for n in self.brokers if n.name == name)
+        old = node.controller
+        self.world.network.restart(name)
+        controller = BrokerController(
+            old.broker_config,
+            NettyServerConfig(listen_port=SIM_BROKER_PORT),
+            NettyClientConfig(),
+            old.message_store_config,
+            node.runtime,
+            listen_host=self._host(),
+            enable_ha=old.enable_ha,
+        )
+        node.controller = controller
+        if not controller.initialize():
+            raise RuntimeError(f"broker {name} failed to recover after a crash")
+        if before_start is not None:
+            before_start(node)
+        controller.start()
+        return controller
 
     def remove_files(self) -> None:
         """Delete the cluster's directory (stores and name server config)."""

@@ -27,6 +27,9 @@ Properties (besides ``run-completed``: the simulation finished the run without a
 In master/slave workloads, a send answered FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE is classified and, being
 stored on the master, must be consumed like an acknowledged one unless the master's machine was lost; an ASYNC_MASTER
 losing its machine before its slave caught up is classified ``async-master-loss``, with the bytes the slave lacked.
+A message on the slave of a lost master that no group could pull because the name server no longer routed the topic
+to that broker name (the slave went down after the loss, or the name server restarted: 4.9.3 builds a topic's queue
+data only from a master's registration) is classified ``unroutable-on-slave``, with the cause in the notes.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ CLASSIFIED = (
     "flush-slave-timeout",
     "slave-not-available",
     "async-master-loss",
+    "unroutable-on-slave",
 )
 REPLICA_STATUSES = {"FLUSH_SLAVE_TIMEOUT": "flush-slave-timeout", "SLAVE_NOT_AVAILABLE": "slave-not-available"}
 
@@ -147,6 +151,7 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
     power_losses = [f for f in history.faults_applied if f.fault == "power-loss" and f.action == "start"]
     lost = {f.target: f for f in history.faults_applied if f.action == "lost"}  # masters whose machine was lost
     replicas = {broker: set(keys) for broker, keys in history.replicas.items()}
+    unrouted = {b: cause for b, loss in lost.items() if (cause := _unrouted_cause(history, b, loss)) is not None}
     # Stored on the master although not acknowledged as replicated: owed to consumers unless the machine was lost.
     stored = dict(acked)
     for s in history.sends:
@@ -160,11 +165,12 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
             loss = lost.get(send.broker or "")
             if (
                 history.roles[send.broker or ""] == "ASYNC_MASTER"
-                and loss is not None
-                and loss.seq > send.seq
+                and loss is not None  # never back, so stored before the loss (an answer may arrive after it)
                 and key not in replicas.get(send.broker or "", ())
             ):
                 return "async-master-loss"  # counted once per message by _check_replication
+            if send.broker in unrouted and key in replicas.get(send.broker or "", ()):
+                return "unroutable-on-slave"
             return None
         if history.flush_types.get(send.broker or "") != "ASYNC_FLUSH":
             return None
@@ -177,6 +183,7 @@ def check_history(history: History, *, broken: str | None = None) -> Verdict:
 
     _check_replication(history, verdict, acked, lost, replicas)
     _check_acked_delivered(history, verdict, stored, successes, dead, excused)
+    _note_unrouted(history, verdict, unrouted, successes, dead, replicas)
     _check_broadcast(history, verdict, acked, excused)
     _check_orderly(history, verdict, acked, dead)
     _check_dlq(history, verdict)
@@ -246,13 +253,71 @@ def _check_replication(history, verdict, acked, lost, replicas) -> None:
         loss = lost.get(broker)
         if loss is None:
             continue
-        gone = [send.key for send in mine if send.seq < loss.seq and send.key not in on_slave]
+        # The machine never comes back: whatever it acknowledged it stored before the loss, even when the answer
+        # was still on the wire at that moment and reached the producer after it.
+        gone = [send.key for send in mine if send.key not in on_slave]
         if role == "ASYNC_MASTER" and gone:
             verdict.classified["async-master-loss"] += len(gone)
         shown = ", ".join(gone[:5]) + (" ..." if len(gone) > 5 else "")
         verdict.notes.append(
             f"{broker} ({role}) lost its machine with its slave {loss.bytes_behind} bytes behind: "
             f"{len(gone)} acknowledged messages not on the slave" + (f" ({shown})" if gone else "")
+        )
+
+
+SLAVE_DOWN_FAULTS = ("slave-crash", "broker-crash", "power-loss")
+
+
+def _unrouted_cause(history: History, broker: str, loss: Any) -> str | None:
+    """Why the name server routes the topic to no queue of ``broker``, whose master was lost; None if it does.
+
+    Once the lost master's channel is gone, the slave's registration keeps the broker name alive but adds no queue
+    data (Java: RouteInfoManager#registerBroker takes a topic config only from broker id 0). If the slave's process
+    was down at the loss or goes down afterwards, the name server drops the broker name with its queue data
+    (RouteInfoManager#onChannelDestroy), and a name server restarted after the loss never had it: the slave's next
+    registration brings neither back. The cause is the first such moment; a missing route without one stays
+    unexplained (None), so nothing is excused.
+    """
+    if broker in history.routed:
+        return None
+    if broker in history.unrouted_at_loss:
+        return "the name server had no queue of it at that moment (restarted or down, not yet re-registered)"
+    slave = history.slaves.get(broker)
+    down = False  # the slave's process at the loss, replayed from the nemesis steps (a start while down is a no-op)
+    for f in history.faults_applied:
+        if f.seq < loss.seq and f.fault in SLAVE_DOWN_FAULTS and f.target == slave and f.action in ("start", "stop"):
+            down = f.action == "start"
+    if down:
+        return "its slave was already down"
+    for f in history.faults_applied:
+        if f.seq <= loss.seq or f.action != "start":
+            continue
+        if f.fault == "namesrv-loss":
+            return f"{f.time_ms - loss.time_ms} ms later the name server restarted"
+        if f.fault in SLAVE_DOWN_FAULTS and f.target == slave:
+            return f"{f.time_ms - loss.time_ms} ms later its slave went down"
+    return None
+
+
+def _note_unrouted(history, verdict, unrouted, successes, dead, replicas) -> None:
+    """Say which messages on a slave no group could reach, and why."""
+    groups = [g for g, info in history.groups.items() if not info["broadcasting"]]
+    for broker, cause in sorted(unrouted.items()):
+        stranded = sorted(
+            {
+                s.key
+                for s in history.sends
+                if s.broker == broker
+                and s.key in replicas.get(broker, ())
+                and any(not successes.get((g, s.key)) and (g, s.key) not in dead for g in groups)
+            },
+            key=lambda k: (len(k), k),
+        )
+        shown = ", ".join(stranded[:5]) + (" ..." if len(stranded) > 5 else "")
+        verdict.notes.append(
+            f"{broker} lost its machine and {cause}: the name server routes the topic to no queue of {broker} "
+            f"(queue data comes only from a master's registration), {len(stranded)} messages on the slave "
+            "unreachable" + (f" ({shown})" if stranded else "")
         )
 
 

@@ -111,6 +111,9 @@ class History:
     flush_types: dict[str, str] = field(default_factory=dict)  # broker -> SYNC_FLUSH / ASYNC_FLUSH
     roles: dict[str, str] = field(default_factory=dict)  # broker with a slave -> SYNC_MASTER / ASYNC_MASTER
     replicas: dict[str, list[str]] = field(default_factory=dict)  # broker -> keys in its slave's store at the end
+    slaves: dict[str, str] = field(default_factory=dict)  # broker name -> its slave's node name
+    routed: list[str] = field(default_factory=list)  # broker names the name server routed the topic to at the end
+    unrouted_at_loss: list[str] = field(default_factory=list)  # lost masters whose topic queues were already unrouted
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> model, orderly, max_reconsume_times
     sends: list[SendRecord] = field(default_factory=list)
     deliveries: list[DeliveryRecord] = field(default_factory=list)
@@ -134,6 +137,9 @@ class History:
             "flush_types": dict(self.flush_types),
             "roles": dict(self.roles),
             "replicas": {b: list(keys) for b, keys in self.replicas.items()},
+            "slaves": dict(self.slaves),
+            "routed": list(self.routed),
+            "unrouted_at_loss": list(self.unrouted_at_loss),
             "groups": {g: dict(v) for g, v in self.groups.items()},
             "sends": [asdict(r) for r in self.sends],
             "deliveries": [asdict(r) for r in self.deliveries],

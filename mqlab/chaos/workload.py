@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mqlab.broker.broker_controller import BrokerController
 from mqlab.chaos import broken as broken_variants
 from mqlab.chaos.history import CommitRecord, DeliveryRecord, DlqRecord, FaultRecord, History, SendRecord
 from mqlab.chaos.nemesis import FaultWindow, plan_faults
@@ -34,18 +33,16 @@ from mqlab.client.consumer.listener.consume_orderly_status import ConsumeOrderly
 from mqlab.client.exception.mq_broker_exception import MQBrokerException
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
 from mqlab.client.producer.send_status import SendStatus
-from mqlab.cluster import SIM_BROKER_PORT, BrokerNode, Cluster
+from mqlab.cluster import BrokerNode, Cluster
 from mqlab.common.message.message import Message
 from mqlab.common.namesrv.namesrv_config import NamesrvConfig
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.namesrv.namesrv_controller import NamesrvController
-from mqlab.remoting.netty.netty_client_config import NettyClientConfig
 from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.runtime import SimulatedWorld
 from mqlab.runtime.seeded_random import seeded_random
 from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.config.flush_disk_type import FlushDiskType
-from mqlab.store.crash import simulate_crash
 
 TOPIC = "ChaosTopic"
 WARMUP_TOPIC = "ChaosWarmup"  # one message replicated before the first send (see ChaosRun._warm_up_replication)
@@ -214,6 +211,7 @@ class ChaosRun:
         self.masters = [n for n in self.cluster.brokers if n.broker_id == 0]
         # broker name -> its slave's node name
         self.slave_of = {n.controller.broker_config.broker_name: n.name for n in self.cluster.brokers if n.broker_id}
+        self.history.slaves = dict(sorted(self.slave_of.items()))
         for node, flush in zip(self.masters, self.workload.brokers, strict=True):
             self.history.flush_types[node.name] = flush
             if node.name in self.slave_of:
@@ -397,44 +395,14 @@ class ChaosRun:
         if name in self._down_brokers:
             return
         self._down_brokers.add(name)
-        controller = self._node(name).controller
-        self.world.network.kill(name)
-        if controller.message_store.ha_service is not None:
-            controller.message_store.ha_service.shutdown()  # its threads die with the process
-        for timer in controller._timers:
-            timer.cancel()
-        controller.broker_fast_failure.shutdown()
-        controller.pull_request_hold_service.shutdown()
-        controller.client_housekeeping_service.shutdown()
-        if controller.transactional_message_check_service is not None:
-            controller.transactional_message_check_service.shutdown()
-        if controller.remoting_server is not None:
-            controller.remoting_server.shutdown()
-        controller.broker_outer_api.shutdown()
-        simulate_crash(controller.message_store, lose_unflushed=power_loss)
+        self.cluster.crash_broker(name, power_loss=power_loss)
 
     def restart_broker(self, name: str) -> None:
         """Start a new broker process on the same node and store (abnormal recovery: the abort file is there)."""
         if name not in self._down_brokers or name in self._lost_machines:
             return
         self._down_brokers.discard(name)
-        node = self._node(name)
-        old = node.controller
-        self.world.network.restart(name)
-        controller = BrokerController(
-            old.broker_config,
-            NettyServerConfig(listen_port=SIM_BROKER_PORT),
-            NettyClientConfig(),
-            old.message_store_config,
-            node.runtime,
-            listen_host="0.0.0.0",
-            enable_ha=old.enable_ha,
-        )
-        node.controller = controller
-        if not controller.initialize():
-            raise RuntimeError(f"broker {name} failed to recover after a crash")
-        self._hook_commits(node)
-        controller.start()
+        self.cluster.restart_broker(name, before_start=self._hook_commits)
 
     def lose_master(self, name: str) -> None:
         """The master's machine loses power and stays down; the bytes its slave lacked at that moment are recorded."""
@@ -442,9 +410,11 @@ class ChaosRun:
             return
         behind = 0
         slave = self._node(self.slave_of[name])
-        if name not in self._down_brokers and slave.name not in self._down_brokers:
+        if name not in self._down_brokers:  # a crashed slave's store still holds what its page cache had
             master = self._node(name).controller.message_store
             behind = max(master.get_max_phy_offset() - slave.controller.message_store.get_max_phy_offset(), 0)
+        if name not in self._routed_brokers():  # a name server that restarted before its next registration
+            self.history.unrouted_at_loss.append(name)
         self._fault("master-loss", "lost", name, behind)
         self.crash_broker(name, power_loss=True)
         self._lost_machines.add(name)
@@ -601,6 +571,7 @@ class ChaosRun:
             world.run_for(1000)
         self._collect_dlq()
         self._collect_replicas()
+        self._collect_routes()
         self.history.events_run = world.events_run
         self.history.virtual_ms = world.now_ms() - world.start_ms
         return self.history
@@ -713,6 +684,16 @@ class ChaosRun:
             store = self._node(slave).controller.message_store
             keys = {msg.body.decode() for msg in _stored_messages(store, TOPIC, self.workload.queues)}
             self.history.replicas[broker] = sorted(keys, key=lambda k: int(k[1:]))
+
+    def _routed_brokers(self) -> list[str]:
+        """The broker names the name server routes the workload's topic to now (Java: pickupTopicRouteData)."""
+        if not self.world.network.is_alive("namesrv"):
+            return []
+        route = self.cluster.namesrv.route_info_manager.pickup_topic_route_data(TOPIC)
+        return sorted({q.broker_name for q in route.queue_datas}) if route is not None else []
+
+    def _collect_routes(self) -> None:
+        self.history.routed = self._routed_brokers()
 
     def shutdown(self) -> None:
         """Stop every client and server still running (the stores are thrown away with the root)."""

@@ -199,6 +199,38 @@ def test_consumers_read_from_the_slave_while_the_master_is_down(tmp_path):
         cluster.shutdown()
 
 
+@pytest.mark.spec("HA-18")
+def test_a_slave_restarted_while_its_master_is_down_brings_no_queues_back(tmp_path):
+    cluster = _cluster(tmp_path)
+    try:
+        _wait_replicating(cluster)
+        producer = _producer(cluster)
+        for i in range(4):
+            assert producer.send(Message("TopicTest", "TagA", "k", f"m{i}".encode())).send_status is SendStatus.SEND_OK
+        producer.shutdown()
+        cluster.world.run_for(31_000)  # the master registers the new topic, the slave copies it and registers too
+        namesrv = cluster.namesrv.route_info_manager
+        cluster.crash_broker("broker-a")
+        assert cluster.wait_until(lambda: "10.0.1.1:10911" not in namesrv.broker_live_table, 5_000)
+        assert namesrv.pickup_topic_route_data("TopicTest").queue_datas  # the slave keeps broker-a's queues
+        cluster.crash_broker("broker-a-s1")
+        assert cluster.wait_until(lambda: namesrv.pickup_topic_route_data("TopicTest") is None, 5_000)
+        slave = cluster.restart_broker("broker-a-s1")
+        assert slave.message_store.get_max_offset_in_queue("TopicTest", 0) > 0  # the copy is still on its disk
+        cluster.world.run_for(31_000)  # at least one registration of the slave, with its whole topic table
+        assert "10.0.1.101:10911" in namesrv.broker_live_table
+        assert "broker-a" in namesrv.broker_addr_table
+        assert namesrv.pickup_topic_route_data("TopicTest") is None  # no queue data from a slave's registration
+        cluster.restart_broker("broker-a")  # a master for the broker name: its registration brings the queues back
+        cluster.world.run_for(1000)
+        assert namesrv.pickup_topic_route_data("TopicTest").queue_datas
+        consumer, received = _consume_all(cluster, "CG4", 4)
+        assert set(received) == {f"m{i}".encode() for i in range(4)}
+        consumer.shutdown()
+    finally:
+        cluster.shutdown()
+
+
 @pytest.mark.spec("HA-17")
 def test_a_consumer_far_behind_memory_is_sent_to_the_slave_when_slave_read_is_enabled(tmp_path):
     # accessMessageInMemoryMaxRatio 0: any backlog counts as "no longer in memory" (suggestPullingFromSlave).

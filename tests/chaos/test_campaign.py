@@ -63,6 +63,7 @@ def test_consumers_read_from_the_slave_after_the_sync_masters_machine_is_lost():
     acked = {s.key for s in history.sends if s.outcome == "ok"}
     assert acked and acked <= set(history.replicas["broker-a"])
     assert verdict.stats["slave_commits"] > 0  # the group committed its offsets to the slave: it read from there
+    assert history.routed == ["broker-a"]  # the slave stayed up: the name server kept broker-a's queues
     assert {d.key for d in history.deliveries if d.seq > lost_at} & acked  # consumed after the master was gone
     again, _ = run_seed(10, "sync-master", "replication")
     assert again.to_dict() == history.to_dict()
@@ -78,6 +79,26 @@ def test_a_master_crash_comes_back_and_an_async_master_loss_is_noted():
     _, lossy = run_seed(9, "async-master", "replication")
     assert lossy.ok and lossy.classified["async-master-loss"] > 0
     assert "bytes behind" in lossy.notes[0]
+
+
+@pytest.mark.spec("CHAOS-16")
+def test_a_slave_restarted_after_its_master_was_lost_gets_no_route_back():
+    # Seed 38: broker-a's machine is lost, then its slave's process crashes and restarts; m8 and m9 sit on the slave.
+    history, verdict = run_seed(38, "sync-master", "replication")
+    assert verdict.ok, verdict.report()
+    assert verdict.classified["unroutable-on-slave"] == 2
+    assert {"m8", "m9"} <= set(history.replicas["broker-a"])
+    assert history.routed == []  # the restarted slave registers every 30 s and the name server adds no queue data
+    assert not {d.key for d in history.deliveries} & {"m8", "m9"}
+    assert "2 messages on the slave unreachable (m8, m9)" in verdict.notes[-1]
+    # Seed 137 under `all`: the name server restarts empty and the master's machine is lost 1.9 s later, before its
+    # next registration; seed 148: an ASYNC_MASTER's SEND_OK still on the wire when its machine is lost.
+    history, verdict = run_seed(137, "sync-master", "all")
+    assert verdict.ok and history.unrouted_at_loss == ["broker-a"], verdict.report()
+    assert verdict.classified["unroutable-on-slave"] == 2
+    history, verdict = run_seed(148, "async-master", "power-loss")
+    assert verdict.ok and verdict.classified["async-master-loss"] == 1, verdict.report()
+    assert "1 acknowledged messages not on the slave (m16)" in verdict.notes[0]
 
 
 @pytest.mark.spec("CHAOS-11")

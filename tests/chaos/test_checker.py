@@ -219,6 +219,87 @@ def test_an_async_master_losing_unreplicated_messages_is_classified_with_the_byt
     assert [a.property for a in check_history(h).anomalies] == ["acked-delivered"]
 
 
+def fault(h, kind, target, action="start", time_ms=0):
+    h.faults_applied.append(FaultRecord(h.next_seq(), time_ms, kind, action, target))
+
+
+@pytest.mark.spec("CHAOS-16")
+def test_a_message_on_the_slave_of_a_lost_master_is_excused_only_when_the_route_is_gone_for_a_known_cause():
+    h = ha_history("SYNC_MASTER")
+    h.slaves = {"broker-a": "broker-a-s1"}
+    h.routed = ["broker-a"]
+    send(h, "m0")
+    send(h, "m1")
+    deliver(h, "m0")
+    lose_master(h, behind=0)
+    fault(h, "slave-crash", "broker-a-s1", time_ms=2716)
+    h.replicas["broker-a"] = ["m0", "m1"]
+    # The name server still routes broker-a (to the slave): nothing excuses m1.
+    assert [(a.property, a.keys) for a in check_history(h).anomalies] == [("acked-delivered", ("m1",))]
+    h.routed = []
+    verdict = check_history(h)
+    assert verdict.ok and verdict.classified["unroutable-on-slave"] == 1
+    assert verdict.notes[-1] == (
+        "broker-a lost its machine and 2716 ms later its slave went down: the name server routes the topic to no "
+        "queue of broker-a (queue data comes only from a master's registration), 1 messages on the slave "
+        "unreachable (m1)"
+    )
+    h.replicas["broker-a"] = ["m0"]  # not on the slave: a broken SYNC_MASTER promise, never excused
+    assert [a.property for a in check_history(h).anomalies] == ["sync-master-replicated", "acked-delivered"]
+
+
+@pytest.mark.spec("CHAOS-16")
+def test_a_missing_route_without_a_cause_after_the_loss_is_not_excused():
+    def history(*faults):
+        h = ha_history("SYNC_MASTER")
+        h.slaves = {"broker-a": "broker-a-s1"}
+        h.replicas["broker-a"] = ["m0"]
+        for kind, target in faults:
+            fault(h, kind, target)
+        send(h, "m0")
+        lose_master(h, behind=0)
+        return h
+
+    bare = history()  # no route and no reason for it: the checker must not invent one
+    assert [a.property for a in check_history(bare).anomalies] == ["acked-delivered"]
+    # The slave went down and came back before the loss: the master's registration had restored the queues.
+    before = history(("slave-crash", "broker-a-s1"), ("slave-crash", "broker-a-s1"))
+    before.faults_applied[1] = FaultRecord(2, 0, "slave-crash", "stop", "broker-a-s1")
+    assert [a.property for a in check_history(before).anomalies] == ["acked-delivered"]
+    down = history(("slave-crash", "broker-a-s1"))  # still down at the loss: nothing left to route to
+    verdict = check_history(down)
+    assert verdict.ok and "its slave was already down" in verdict.notes[-1]
+    other = history()
+    fault(other, "slave-crash", "broker-b-s1")  # another pair's slave explains nothing about broker-a
+    assert [a.property for a in check_history(other).anomalies] == ["acked-delivered"]
+    unrouted = history()  # the name server had restarted and the master had not registered again before the loss
+    unrouted.unrouted_at_loss = ["broker-a"]
+    verdict = check_history(unrouted)
+    assert verdict.ok and "the name server had no queue of it at that moment" in verdict.notes[-1]
+    unrouted.routed = ["broker-a"]  # yet routed at the end: then nothing excuses the missing delivery
+    assert [a.property for a in check_history(unrouted).anomalies] == ["acked-delivered"]
+    restarted = history()
+    fault(restarted, "namesrv-loss", "namesrv")  # a new, empty name server: only a master's registration adds queues
+    verdict = check_history(restarted)
+    assert verdict.ok and verdict.classified["unroutable-on-slave"] == 1
+    assert "the name server restarted" in verdict.notes[-1]
+
+
+@pytest.mark.spec("CHAOS-14")
+def test_an_async_master_answer_reaching_the_producer_after_the_loss_is_still_an_async_master_loss():
+    h = ha_history("ASYNC_MASTER")
+    lose_master(h, behind=187)
+    send(h, "m16")  # stored and answered before the machine died; the answer was on the wire and arrived after
+    verdict = check_history(h)
+    assert verdict.ok and verdict.classified["async-master-loss"] == 1
+    assert verdict.notes == [
+        "broker-a (ASYNC_MASTER) lost its machine with its slave 187 bytes behind: 1 acknowledged messages not on "
+        "the slave (m16)"
+    ]
+    h.roles["broker-a"] = "SYNC_MASTER"  # the same for a SYNC_MASTER: its SEND_OK promised the slave had it
+    assert [a.property for a in check_history(h).anomalies] == ["sync-master-replicated", "acked-delivered"]
+
+
 @pytest.mark.spec("CHAOS-13")
 def test_replica_statuses_are_classified_and_the_message_is_owed_unless_the_master_was_lost():
     h = ha_history("SYNC_MASTER")
