@@ -40,3 +40,35 @@ def test_real_cluster_on_loopback(tmp_path):
         client.close()
     finally:
         cluster.shutdown()
+
+
+@pytest.mark.spec("CLUSTER-3")
+def test_a_crashed_broker_restarts_on_its_store_with_every_acknowledged_message(tmp_path):
+    cluster = Cluster.simulated(tmp_path, seed=4, store_settings={"mapped_file_size_commit_log": 1 << 20}).start()
+    rt = cluster.client_runtime("producer")
+    client = Client(rt, cluster.broker().get_broker_addr(), cluster.namesrv_addr)
+    codes = [client.send(client.message("TopicTest", f"m{i}".encode(), tags="TagA"), 0).code for i in range(5)]
+    assert codes == [ResponseCode.SUCCESS] * 5
+    old = cluster.broker()
+    cluster.crash_broker("broker-a")
+    assert (tmp_path / "broker-a" / "store" / "abort").exists()
+    cluster.world.run_for(1000)
+    assert not cluster.world.network.is_alive("broker-a")
+    new = cluster.restart_broker("broker-a")
+    assert new is cluster.broker() and new is not old
+    assert new.message_store.get_max_offset_in_queue("TopicTest", 0) == 5  # recovered from the CommitLog
+    assert client.send(client.message("TopicTest", b"m5", tags="TagA"), 0).code == ResponseCode.SUCCESS
+    client.close()
+    cluster.shutdown()
+    assert cluster.verify_stores()["broker-a"].records == 6
+
+
+def test_crash_and_restart_refuse_a_real_cluster(tmp_path):
+    cluster = Cluster.real(tmp_path, store_settings={"mapped_file_size_commit_log": 1 << 20})
+    try:
+        with pytest.raises(RuntimeError, match="simulated cluster"):
+            cluster.crash_broker("broker-a")
+        with pytest.raises(RuntimeError, match="simulated cluster"):
+            cluster.restart_broker("broker-a")
+    finally:
+        cluster.shutdown()  # its runtimes' schedulers
