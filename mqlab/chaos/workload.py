@@ -37,6 +37,7 @@ from mqlab.cluster import BrokerNode, Cluster
 from mqlab.common.message.message import Message
 from mqlab.common.namesrv.namesrv_config import NamesrvConfig
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
+from mqlab.common.service_state import ServiceState
 from mqlab.namesrv.namesrv_controller import NamesrvController
 from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.runtime import SimulatedWorld
@@ -365,8 +366,14 @@ class ChaosRun:
         consumer.register_message_listener(self._listener(name, group), orderly=group.orderly)
         instance = _Instance(name, group, consumer, alive=False)
         self.instances.append(instance)
-        consumer.start()
-        instance.alive = True
+        try:
+            consumer.start()
+        finally:
+            # start() can raise with the consumer already RUNNING: an unreachable name server makes the route
+            # update after MQClientInstance#start throw (Java: IllegalStateException), and the client's threads,
+            # not daemons in Java, go on pulling and consuming. Such an instance is alive; one that failed earlier
+            # runs nothing.
+            instance.alive = consumer.default_mq_push_consumer_impl.service_state is ServiceState.RUNNING
         return instance
 
     def crash_consumer(self, name: str) -> None:

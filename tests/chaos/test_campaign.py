@@ -101,6 +101,19 @@ def test_a_slave_restarted_after_its_master_was_lost_gets_no_route_back():
     assert "1 acknowledged messages not on the slave (m16)" in verdict.notes[0]
 
 
+@pytest.mark.spec("CHAOS-2")
+def test_a_consumer_whose_start_raised_while_the_name_server_was_down_still_consumes():
+    # Seed 243 of orderly/all: a consumer joins while the name server is down; start() raises, as 4.9.3's does,
+    # with the client already running. Treating it as dead made its listener fail every message into %DLQ%.
+    history, verdict = run_seed(243, "orderly", "all")
+    assert verdict.ok, verdict.report()
+    assert ("consumer-join", "failed", "RuntimeError") in [
+        (f.fault, f.action, f.target) for f in history.faults_applied
+    ]
+    assert any(d.instance == "GroupOrderly-3" and d.status == "success" for d in history.deliveries)
+    assert not history.dlq
+
+
 @pytest.mark.spec("CHAOS-11")
 def test_seed_ranges_parse_and_bad_ones_are_refused():
     assert parse_seeds("0..3") == [0, 1, 2, 3]
