@@ -66,6 +66,7 @@ CLASSIFIED = (
     "async-master-loss",
     "unroutable-on-slave",
 )
+BROKER_CRASHES = {"broker-crash", "power-loss", "master-crash", "master-loss", "slave-crash"}
 REPLICA_STATUSES = {"FLUSH_SLAVE_TIMEOUT": "flush-slave-timeout", "SLAVE_NOT_AVAILABLE": "slave-not-available"}
 
 
@@ -446,7 +447,12 @@ def _duplicate_cause(records: list[DeliveryRecord], faults: list[Any]) -> str:
     between = {f.fault for f in faults if first < f.seq < last}
     if "consumer-crash" in between:
         return "duplicate-after-consumer-crash"
-    if between & {"broker-crash", "power-loss", "master-crash", "master-loss", "slave-crash"}:
+    if between & BROKER_CRASHES:
+        return "duplicate-after-broker-crash"
+    # Two %RETRY% copies of one attempt: the restarted broker's ScheduleMessageService delivered the delayed retry
+    # again from its last persisted delay offset (written every 10 s), so the copies sit at two queue positions.
+    retry_copies = Counter(d.reconsume_times for d in records if d.topic.startswith("%RETRY%"))
+    if any(n > 1 for n in retry_copies.values()) and any(f.fault in BROKER_CRASHES and f.seq < last for f in faults):
         return "duplicate-after-broker-crash"
     if len({d.instance for d in records}) > 1 or between & {"consumer-join", "consumer-leave", "partition"}:
         return "duplicate-after-rebalance"

@@ -618,13 +618,16 @@ class ChaosRun:
         }
         acked -= self._lost_with_master()
         done: dict[tuple[str, str], set[str]] = {}
-        failures: dict[tuple[str, str], int] = {}
+        # Failed attempts by their reconsume count: a duplicate copy (a delay offset re-delivered after a crash
+        # writes the same retry twice) is the same attempt, and the message still has its later retries to come.
+        attempts: dict[tuple[str, str], set[int]] = {}
         for d in self.history.deliveries:
             who = d.instance if self.history.groups[d.group]["broadcasting"] else ""
             if d.status == "success":
                 done.setdefault((d.group, who), set()).add(d.key)
             else:
-                failures[(d.group, d.key)] = failures.get((d.group, d.key), 0) + 1
+                attempts.setdefault((d.group, d.key), set()).add(d.reconsume_times)
+        failures = {k: len(v) for k, v in attempts.items()}
         for group in self.workload.groups:
             members = [i.name for i in self.instances if i.group is group] if group.broadcasting else [""]
             for who in members:

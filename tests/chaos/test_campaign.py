@@ -114,6 +114,19 @@ def test_a_consumer_whose_start_raised_while_the_name_server_was_down_still_cons
     assert not history.dlq
 
 
+@pytest.mark.spec("CHAOS-3", "CHAOS-8")
+def test_a_retry_delivered_twice_after_a_restart_does_not_end_the_run_before_its_last_attempt():
+    # Seed 349 of clustering/crash: m0's first retry is written into %RETRY%GroupB twice (the restarted broker
+    # resumed from its last persisted delay offset). The two copies are one attempt: the run waits for the third
+    # attempt (30 s later) and its move to %DLQ%, instead of stopping with m0 neither consumed nor dead-lettered.
+    history, verdict = run_seed(349, "clustering", "crash")
+    assert verdict.ok, verdict.report()
+    attempts = {d.reconsume_times for d in history.deliveries if d.key == "m0" and d.group == "GroupB"}
+    assert attempts == {0, 1, 2}
+    assert ("GroupB", "m0") in {(r.group, r.key) for r in history.dlq}
+    assert verdict.classified["duplicate-after-broker-crash"] == 3
+
+
 @pytest.mark.spec("CHAOS-11")
 def test_seed_ranges_parse_and_bad_ones_are_refused():
     assert parse_seeds("0..3") == [0, 1, 2, 3]

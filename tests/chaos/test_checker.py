@@ -149,6 +149,30 @@ def test_duplicates_are_counted_by_their_cause():
     assert verdict.classified["unacked-send-lost"] == 1
 
 
+@pytest.mark.spec("CHAOS-8")
+def test_a_retry_written_twice_after_a_broker_restart_is_a_broker_crash_duplicate():
+    def retried(h, offset):
+        d = h.deliveries.pop()
+        h.deliveries.append(
+            DeliveryRecord(
+                d.seq, d.end_seq, 0, "G", "G-1", "m0", "%RETRY%G", "broker-a", 0, offset, 1, "success", False
+            )
+        )
+
+    h = history()
+    send(h, "m0")
+    deliver(h, "m0", status="failure")
+    h.faults_applied.append(FaultRecord(h.next_seq(), 0, "broker-crash", "start", "broker-a"))
+    deliver(h, "m0")
+    retried(h, 0)
+    deliver(h, "m0")
+    retried(h, 1)  # the same attempt (reconsume 1) from a second copy in %RETRY%G
+    verdict = check_history(h)
+    assert verdict.ok and verdict.classified["duplicate-after-broker-crash"] == 1
+    h.faults_applied.clear()  # without a broker crash before it, the second copy is not explained
+    assert check_history(h).classified["duplicate-other"] == 1
+
+
 def ha_history(role):
     h = History(seed=5, workload="sync-master", faults="replication")
     h.flush_types = {"broker-a": "ASYNC_FLUSH"}
