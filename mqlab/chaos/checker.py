@@ -28,8 +28,9 @@ In master/slave workloads, a send answered FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAI
 stored on the master, must be consumed like an acknowledged one unless the master's machine was lost; an ASYNC_MASTER
 losing its machine before its slave caught up is classified ``async-master-loss``, with the bytes the slave lacked.
 A message on the slave of a lost master that no group could pull because the name server no longer routed the topic
-to that broker name (the slave went down after the loss, or the name server restarted: 4.9.3 builds a topic's queue
-data only from a master's registration) is classified ``unroutable-on-slave``, with the cause in the notes.
+to that broker name is classified ``unroutable-on-slave``, with the cause in the notes: 4.9.3 builds a topic's queue
+data only from a master's registration, so the route is gone for good once the slave was down at or after the loss,
+or the name server restarted after it, or had not heard from the master since it restarted.
 """
 
 from __future__ import annotations

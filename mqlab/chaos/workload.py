@@ -703,6 +703,7 @@ class ChaosRun:
         return sorted({q.broker_name for q in route.queue_datas}) if route is not None else []
 
     def _collect_routes(self) -> None:
+        """Which broker names still have a route at the end (the checker's ``unroutable-on-slave`` needs it)."""
         self.history.routed = self._routed_brokers()
 
     def shutdown(self) -> None:

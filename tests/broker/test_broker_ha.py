@@ -123,6 +123,16 @@ def test_a_slave_refuses_sends_with_service_not_available(tmp_path):
         cluster.shutdown()
 
 
+def _send_acknowledged(cluster: Cluster, count: int) -> set[bytes]:
+    """Send ``m0``... to TopicTest, each answered SEND_OK, and stop the producer; returns the bodies."""
+    producer = _producer(cluster)
+    bodies = [f"m{i}".encode() for i in range(count)]
+    for body in bodies:
+        assert producer.send(Message("TopicTest", "TagA", "k", body)).send_status is SendStatus.SEND_OK
+    producer.shutdown()
+    return set(bodies)
+
+
 def _consume_all(cluster: Cluster, group: str, expected: int) -> tuple[DefaultMQPushConsumer, list[bytes]]:
     received: list[bytes] = []
 
@@ -172,11 +182,7 @@ def test_consumers_read_from_the_slave_while_the_master_is_down(tmp_path):
     cluster = _cluster(tmp_path)
     try:
         _wait_replicating(cluster)
-        producer = _producer(cluster)
-        bodies = {f"m{i}".encode() for i in range(10)}
-        for body in sorted(bodies):
-            assert producer.send(Message("TopicTest", "TagA", "k", body)).send_status is SendStatus.SEND_OK
-        producer.shutdown()
+        bodies = _send_acknowledged(cluster, 10)
         cluster.world.run_for(31_000)  # the master registers the new topic, the slave copies it and registers too
         cluster.kill_broker("broker-a")
         namesrv = cluster.namesrv.route_info_manager
@@ -204,10 +210,7 @@ def test_a_slave_restarted_while_its_master_is_down_brings_no_queues_back(tmp_pa
     cluster = _cluster(tmp_path)
     try:
         _wait_replicating(cluster)
-        producer = _producer(cluster)
-        for i in range(4):
-            assert producer.send(Message("TopicTest", "TagA", "k", f"m{i}".encode())).send_status is SendStatus.SEND_OK
-        producer.shutdown()
+        bodies = _send_acknowledged(cluster, 4)
         cluster.world.run_for(31_000)  # the master registers the new topic, the slave copies it and registers too
         namesrv = cluster.namesrv.route_info_manager
         cluster.crash_broker("broker-a")
@@ -225,7 +228,7 @@ def test_a_slave_restarted_while_its_master_is_down_brings_no_queues_back(tmp_pa
         cluster.world.run_for(1000)
         assert namesrv.pickup_topic_route_data("TopicTest").queue_datas
         consumer, received = _consume_all(cluster, "CG4", 4)
-        assert set(received) == {f"m{i}".encode() for i in range(4)}
+        assert set(received) == bodies
         consumer.shutdown()
     finally:
         cluster.shutdown()
@@ -240,10 +243,7 @@ def test_a_consumer_far_behind_memory_is_sent_to_the_slave_when_slave_read_is_en
     ).start()
     try:
         _wait_replicating(cluster)
-        producer = _producer(cluster)
-        for i in range(8):
-            assert producer.send(Message("TopicTest", "TagA", "k", f"m{i}".encode())).send_status is SendStatus.SEND_OK
-        producer.shutdown()
+        _send_acknowledged(cluster, 8)
         cluster.world.run_for(31_000)  # the new topic is registered and copied to the slave
         consumer, received = _consume_all(cluster, "CG3", 8)
         pulls = [
