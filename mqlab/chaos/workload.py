@@ -618,8 +618,9 @@ class ChaosRun:
         }
         acked -= self._lost_with_master()
         done: dict[tuple[str, str], set[str]] = {}
-        # Failed attempts by their reconsume count: a duplicate copy (a delay offset re-delivered after a crash
-        # writes the same retry twice) is the same attempt, and the message still has its later retries to come.
+        # Failed attempts by their reconsume count: a second %RETRY% copy of one attempt (a delayed retry delivered
+        # again by a restarted broker, or a send-back whose answer was lost and that the client re-sent itself) is
+        # the same attempt, and the message still has its later retries to come.
         attempts: dict[tuple[str, str], set[int]] = {}
         for d in self.history.deliveries:
             who = d.instance if self.history.groups[d.group]["broadcasting"] else ""
