@@ -56,15 +56,10 @@ site-check: docs
 test: lint unit notebooks spark site-check
 
 # The store's hot paths, the clients against real server processes, chaos campaigns, then the Spark cases: the
-# store sources against Spark's binaryFile, the streaming source against the push consumer, the scenario generator
-# (ARGS=--quick: smoke runs).
+# store sources against Spark's binaryFile, the streaming source against the push consumer, the scenario generator;
+# one summary table at the end (ARGS=--quick: short runs; ARGS=--smoke: tiny sizes, what make test runs).
 bench: $(STAMP)
-	$(BIN)/python -m bench.store_bench $(ARGS)
-	$(BIN)/python -m bench.client_bench $(ARGS)
-	$(BIN)/python -m bench.chaos_bench $(ARGS)
-	$(BIN)/python -m bench.spark_bench $(ARGS)
-	$(BIN)/python -m bench.streaming_bench $(ARGS)
-	$(BIN)/python -m bench.generate_bench $(ARGS)
+	$(BIN)/python -m bench $(ARGS)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'

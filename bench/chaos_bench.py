@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import summary
 from mqlab.chaos.campaign import CampaignResult, Task, run_local, run_task, spark_session, tasks_for
 from mqlab.chaos.workload import run_seed
 
@@ -126,10 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     """Print one line per mode, the ratios, and the profile."""
     parser = argparse.ArgumentParser(prog="python -m bench.chaos_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="4 seeds instead of 16")
+    parser.add_argument("--smoke", action="store_true", help="2 seeds: proves every mode runs; no target judged")
     parser.add_argument("--no-spark", action="store_true", help="only the one-process figure")
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile report")
     args = parser.parse_args(argv)
-    tasks = tasks_for(range(4 if args.quick else 16), [WORKLOAD], [FAULTS])
+    tasks = tasks_for(range(2 if args.smoke else 4 if args.quick else 16), [WORKLOAD], [FAULTS])
     seeds_per_min: dict[str, float] = {}
     events_per_s: dict[str, float] = {}
 
@@ -159,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         spark, one = f"Spark {SPARK_MASTER}", "one process"
         ratio = seeds_per_min[spark] / seeds_per_min[one]
         verdict = "met" if ratio >= TARGET_RATIO else "not met"
+        if args.smoke:
+            verdict = f"not judged on {len(tasks)} seeds"
         print(
             f"{spark} / {one}: {ratio:.2f}x seeds/min, {events_per_s[spark] / events_per_s[one]:.2f}x simulated "
             f"events/s (target >= {TARGET_RATIO}x: {verdict}; wall-clock figures, noisy on a busy machine)"
@@ -166,7 +170,25 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_profile:
         for line in profile_report(PROFILE_SEED):
             print(line)
+    summary.record(summary_rows(seeds_per_min, judged=not args.smoke))
     return 0
+
+
+def summary_rows(seeds_per_min: dict[str, float], *, judged: bool) -> list[summary.SummaryRow]:
+    """Seeds per minute in one process, and on Spark with its ratio to one process, for ``make bench``'s summary."""
+    one = seeds_per_min["one process"]
+    rows = [summary.SummaryRow("chaos", f"{WORKLOAD}/{FAULTS}, one process", one, "seeds/min")]
+    for label, figure in seeds_per_min.items():
+        if label != "one process":
+            ratio = figure / one
+            met = ratio >= TARGET_RATIO if judged else None
+            target = f">= {TARGET_RATIO}x"
+            rows.append(
+                summary.SummaryRow(
+                    "chaos", f"{WORKLOAD}/{FAULTS}, {label}", figure, "seeds/min", ratio, "one process", target, met
+                )
+            )
+    return rows
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from bench import summary
 from bench.cases import Measurement, Stopwatch
 from bench.client_bench import Counting, WakeUp, client_runtime, progress, push_consumer, real_servers
 from mqlab.cli import main as mqlab_main
@@ -71,6 +72,8 @@ class Scale:
 
 FULL = Scale("full", messages=100_000, latency_rate=200, latency_seconds=30)
 QUICK = Scale("quick", messages=8_000, latency_rate=100, latency_seconds=8)
+# Every case at a size that proves it still runs (the test suite's smoke run); no target is judged.
+SMOKE = Scale("smoke", messages=400, latency_rate=20, latency_seconds=3)
 
 
 @dataclass(slots=True)
@@ -257,8 +260,8 @@ def format_table(rows: list[Row]) -> list[str]:
     return lines
 
 
-def run(work: Path, scale: Scale) -> list[str]:
-    """Every case against one ``mqlab namesrv`` and ``mqlab broker``; the report's lines."""
+def run(work: Path, scale: Scale) -> tuple[list[str], list[summary.SummaryRow]]:
+    """Every case against one ``mqlab namesrv`` and ``mqlab broker``; the report's lines and its summary rows."""
     from mqlab.spark.datasources import spark_session
     from mqlab.spark.rocketmq_source import DEFAULT_MAX_PARTITIONS, register
 
@@ -307,6 +310,21 @@ def run(work: Path, scale: Scale) -> list[str]:
         lines.append(
             f"{row.case}: target >= {RATIO_TARGET}x the push consumer: {verdict}{'; ' + notes if notes else ''}"
         )
+    headline = [summary.SummaryRow("streaming", push.case, push.measurement.per_second, "records/s", 1.0, "push")]
+    for row in spark_rows:
+        met = row.ratio is not None and row.ratio >= RATIO_TARGET if scale is FULL else None
+        headline.append(
+            summary.SummaryRow(
+                "streaming",
+                row.case,
+                row.measurement.per_second,
+                "records/s",
+                row.ratio,
+                "push consumer",
+                f">= {RATIO_TARGET}x",
+                met,
+            )
+        )
     lines += [
         "",
         f"end-to-end latency, {len(late.waits)} messages sent at {scale.latency_rate}/s for {scale.latency_seconds} s,"
@@ -322,16 +340,20 @@ def run(work: Path, scale: Scale) -> list[str]:
             f"  {name:<24} p50 {p50:5.0f} ms, p99 {p99:5.0f} ms, max {max(waits):5.0f} ms; {case.batches} "
             f"micro-batches with rows, median {case.rows_p50:.0f} rows and {case.batch_ms_p50:.0f} ms each"
         )
-    return lines
+        headline.append(
+            summary.SummaryRow("streaming", f"end-to-end latency p99, {name}", WakeUp.percentile(waits, 99), "ms")
+        )
+    return lines, headline
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run every case and print the report (exit status 0 even when a target is not met)."""
     parser = argparse.ArgumentParser(prog="python -m bench.streaming_bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small counts: a smoke run of about a minute")
+    parser.add_argument("--quick", action="store_true", help="small counts: a short run of about a minute")
+    parser.add_argument("--smoke", action="store_true", help="tiny counts: proves every case runs; no target judged")
     parser.add_argument("--dir", help="parent directory for the temporary stores (default: the system temp dir)")
     args = parser.parse_args(argv)
-    scale = QUICK if args.quick else FULL
+    scale = SMOKE if args.smoke else QUICK if args.quick else FULL
     load = os.getloadavg()
     print(
         f"mqlab Spark streaming benchmark ({scale.name} run), {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, "
@@ -345,12 +367,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mqlab-streaming-bench-", dir=args.dir) as tmp:
-        lines = run(Path(tmp), scale)
+        lines, headline = run(Path(tmp), scale)
     print()
     for line in lines:
         print(line)
     load = os.getloadavg()
     print(f"load average at end: {load[0]:.2f}; total {time.perf_counter() - started:.0f} s")
+    summary.record(headline)
     return 0
 
 
