@@ -13,6 +13,12 @@ A checker that cannot tell a broken engine from the real one checks nothing.
 * ``orderly-out-of-order``: an orderly consumer takes the newest cached message of a queue instead of the oldest.
 * ``sync-master-no-wait``: a SYNC_MASTER answers SEND_OK without waiting for its slave (it replicates as an
   ASYNC_MASTER does), so losing the master's machine takes acknowledged messages the slave had not received.
+* ``ha-trust-slave-report``: the master's HA connection as in 4.9.3: the first report of any peer is taken
+  unchecked and every report raises ``push2SlaveMaxOffset``, so one rogue report of ``2**62`` makes a SYNC_MASTER
+  acknowledge sends no slave holds (HA-19).
+* ``trust-end-transaction``: END_TRANSACTION as in 4.9.3: any record at the offset is committed into whatever
+  REAL_TOPIC / REAL_QID it carries, and every commit that passes the producer-group and offset checks stores
+  another copy (TXN-20).
 """
 
 from __future__ import annotations
@@ -21,9 +27,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from mqlab.broker.transaction.queue.transactional_message_service_impl import TransactionalMessageServiceImpl
 from mqlab.client.impl.consumer.consume_message_concurrently_service import ConsumeMessageConcurrentlyService
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
 from mqlab.store.commit_log import CommitLog
+from mqlab.store.ha.ha_connection import HAConnection
 from mqlab.store.group_commit_service import GroupCommitService
 from mqlab.store.put_message_status import PutMessageStatus
 
@@ -55,6 +63,21 @@ def _no_replica_wait(self: CommitLog, result: Any, msg: Any) -> None:
     return None  # "already PUT_OK", as for an ASYNC_MASTER
 
 
+def _trust_any_record(self: TransactionalMessageServiceImpl, msg: Any, *, committing: bool) -> None:
+    return None  # 4.9.3: no half-topic, resolved or real-queue check
+
+
+def _trust_slave_report(self: HAConnection, offset: int) -> int | None:
+    self.slave_ack_offset = offset
+    if self.slave_request_offset < 0:
+        self.slave_request_offset = offset  # 4.9.3: the first report is not compared with the master's end
+        self.write_socket_service.wakeup()
+    elif offset > self.ha_service.store.get_max_phy_offset():
+        self._close_locked("slave ack offset beyond the master's max offset")
+        return None
+    return offset  # 4.9.3: every report counts, whatever this connection was sent
+
+
 def _take_newest(self: ProcessQueue, batch_size: int) -> list[Any]:
     result: list[Any] = []
     with self._tree_lock:
@@ -75,6 +98,12 @@ VARIANTS: dict[str, tuple[type, str, Callable[[Any], Any]]] = {
     "commit-before-consume": (ConsumeMessageConcurrentlyService, "submit_consume_request", _commit_on_submit),
     "orderly-out-of-order": (ProcessQueue, "take_messages", lambda original: _take_newest),
     "sync-master-no-wait": (CommitLog, "submit_replica_request", lambda original: _no_replica_wait),
+    "ha-trust-slave-report": (HAConnection, "process_report", lambda original: _trust_slave_report),
+    "trust-end-transaction": (
+        TransactionalMessageServiceImpl,
+        "half_message_refusal",
+        lambda original: _trust_any_record,
+    ),
 }
 
 

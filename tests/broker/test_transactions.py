@@ -10,6 +10,8 @@ import struct
 
 import pytest
 
+from mqlab.broker.broker_controller import BrokerController
+from mqlab.chaos import broken
 from mqlab.common.message import message_const as mc
 from mqlab.common.message import message_decoder
 from mqlab.common.message import message_record_layout as layout
@@ -20,7 +22,10 @@ from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.protocol.response_code import ResponseCode
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.common.topic import topic_validator as tv
+from mqlab.remoting.netty.netty_client_config import NettyClientConfig
+from mqlab.remoting.netty.netty_server_config import NettyServerConfig
 from mqlab.store.config.broker_role import BrokerRole
+from mqlab.store.config.message_store_config import MessageStoreConfig
 from tests.broker.cluster import BROKER_IP, SIM_BROKER_PORT
 
 HALF, OP, DISCARD = tv.RMQ_SYS_TRANS_HALF_TOPIC, tv.RMQ_SYS_TRANS_OP_HALF_TOPIC, tv.RMQ_SYS_TRANS_CHECK_MAX_TIME_TOPIC
@@ -209,13 +214,13 @@ def test_end_transaction_checks_group_queue_offset_and_commitlog_offset_in_that_
             assert (answer.code, answer.remark) == (ResponseCode.SYSTEM_ERROR, remark)
     # a second half message: pointing the offsets of one at the other fails on the commitlog offset
     _, second = send_half(client)
-    header = end_header(second, COMMIT, tran_state_table_offset=1)
-    header.commit_log_offset = decode_message_id(second.ext_fields["msgId"]).offset
-    assert end(client, header).code == ResponseCode.SUCCESS
     wrong = end_header(response, COMMIT, tran_state_table_offset=0)
     wrong.commit_log_offset = decode_message_id(second.ext_fields["msgId"]).offset
     answer = end(client, wrong)
     assert (answer.code, answer.remark) == (ResponseCode.SYSTEM_ERROR, "The transaction state table offset wrong")
+    header = end_header(second, COMMIT, tran_state_table_offset=1)
+    header.commit_log_offset = decode_message_id(second.ext_fields["msgId"]).offset
+    assert end(client, header).code == ResponseCode.SUCCESS
     assert [r[1].body for r in records(cluster, "TopicTest", 2)] == [b"half"]  # only the good commit
 
 
@@ -239,14 +244,158 @@ def test_a_slave_refuses_end_transaction(make_cluster):
     assert cluster.controller.transactional_message_check_service._started is False
 
 
-@pytest.mark.spec("TXN-9")
-def test_every_commit_that_passes_the_checks_stores_another_copy(cluster):
+@pytest.mark.spec("TXN-9", "TXN-20")
+def test_4_9_3_stores_another_copy_for_every_commit_that_passes_its_checks(cluster):
     client = cluster.client()
     _, response = send_half(client)
-    for _ in range(2):
-        assert end(client, end_header(response, COMMIT)).code == ResponseCode.SUCCESS
+    with broken.variant("trust-end-transaction"):  # 4.9.3's processor: no record of what was resolved
+        for _ in range(2):
+            assert end(client, end_header(response, COMMIT)).code == ResponseCode.SUCCESS
     assert [r[0].queue_offset for r in records(cluster, "TopicTest", 2)] == [0, 1]
     assert [r[0].body for r in records(cluster, OP)] == [b"0", b"0"]
+
+
+# -- END_TRANSACTION hardening: only an unresolved half message, only into a queue that exists --------------------
+MISSING = (ResponseCode.SYSTEM_ERROR, "Find prepared transaction message failed")  # 4.9.3's "no half message"
+
+
+def forged_normal_message(client, real_topic, real_qid, *, group=GROUP):
+    """A normal message carrying the properties a half message has; (response, its END_TRANSACTION header)."""
+    msg = client.message("TopicTest", b"forged", tags="TagA")
+    msg.put_property(mc.PROPERTY_REAL_TOPIC, real_topic)
+    msg.put_property(mc.PROPERTY_REAL_QUEUE_ID, str(real_qid))
+    msg.put_property(mc.PROPERTY_PRODUCER_GROUP, group)
+    response = client.send(msg, 1)
+    assert response.code == ResponseCode.SUCCESS
+    return response
+
+
+@pytest.mark.spec("TXN-17")
+@pytest.mark.parametrize(
+    ("real_topic", "real_qid", "group"),
+    [("SCHEDULE_TOPIC_XXXX", 0, GROUP), ("TopicTest", 999, GROUP), ("TopicTest", 0, "OTHER")],
+)
+def test_a_commit_naming_a_normal_message_is_refused_and_writes_nothing(cluster, real_topic, real_qid, group):
+    client = cluster.client()
+    response = forged_normal_message(client, real_topic, real_qid, group=group)
+    cluster.run_for(50)
+    store = cluster.controller.message_store
+    before = store.get_max_phy_offset()
+    for state in (COMMIT, ROLLBACK):
+        answer = end(client, end_header(response, state, group=group))
+        assert (answer.code, answer.remark) == MISSING
+    cluster.run_for(50)
+    assert store.get_max_phy_offset() == before  # nothing written anywhere: no copy, no op message
+    assert store.get_max_offset_in_queue(real_topic, real_qid) == 0
+    assert records(cluster, OP) == []
+
+
+@pytest.mark.spec("TXN-8", "TXN-17")
+def test_a_half_message_of_another_producer_group_is_refused_as_4_9_3_refuses_it(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    before = cluster.controller.message_store.get_max_phy_offset()
+    answer = end(client, end_header(response, COMMIT, group="OTHER"))
+    assert (answer.code, answer.remark) == (ResponseCode.SYSTEM_ERROR, "The producer group wrong")
+    cluster.run_for(50)
+    assert cluster.controller.message_store.get_max_phy_offset() == before
+
+
+@pytest.mark.spec("TXN-18")
+def test_a_commit_into_a_queue_the_real_topic_no_longer_has_is_refused(cluster):
+    client = cluster.client()
+    _, response = send_half(client, queue_id=3)
+    topics = cluster.controller.topic_config_manager
+    config = topics.select_topic_config("TopicTest")
+    config.write_queue_nums = config.read_queue_nums = 2  # the topic shrank after the half message was stored
+    before = cluster.controller.message_store.get_max_phy_offset()
+    answer = end(client, end_header(response, COMMIT))
+    assert (answer.code, answer.remark) == MISSING
+    cluster.run_for(50)
+    assert cluster.controller.message_store.get_max_phy_offset() == before
+    assert cluster.controller.message_store.get_max_offset_in_queue("TopicTest", 3) == 0
+    # the half message stays unresolved: the check asks again, and a rollback still retires it
+    assert end(client, end_header(response, ROLLBACK)).code == ResponseCode.SUCCESS
+    assert [r[0].body for r in records(cluster, OP)] == [b"0"]
+
+
+@pytest.mark.spec("TXN-19")
+@pytest.mark.parametrize(
+    ("first", "second"), [(COMMIT, COMMIT), (ROLLBACK, COMMIT), (COMMIT, ROLLBACK), (ROLLBACK, ROLLBACK)]
+)
+def test_a_half_message_is_resolved_once(cluster, first, second):
+    client = cluster.client()
+    _, response = send_half(client)
+    assert end(client, end_header(response, first)).code == ResponseCode.SUCCESS
+    cluster.run_for(50)
+    before = cluster.controller.message_store.get_max_phy_offset()
+    answer = end(client, end_header(response, second, from_check=True))
+    assert (answer.code, answer.remark) == MISSING
+    cluster.run_for(50)
+    assert cluster.controller.message_store.get_max_phy_offset() == before  # a no-op
+    assert len(records(cluster, "TopicTest", 2)) == (1 if first == COMMIT else 0)
+    assert [r[0].body for r in records(cluster, OP)] == [b"0"]
+
+
+@pytest.mark.spec("TXN-19")
+def test_two_commits_arriving_back_to_back_store_one_copy(cluster):
+    client = cluster.client()
+    _, response = send_half(client)
+    header = end_header(response, COMMIT)
+    for _ in range(2):  # both queued before either ran: the op message is not yet in the op ConsumeQueue
+        request = client.request(RequestCode.END_TRANSACTION, header)
+        client.remoting.invoke_oneway(client.broker_addr, request, 3000)
+    cluster.run_for(100)
+    assert len(records(cluster, "TopicTest", 2)) == 1
+    assert [r[0].body for r in records(cluster, OP)] == [b"0"]
+
+
+@pytest.mark.spec("TXN-19")
+def test_a_late_commit_of_the_original_after_its_check_copy_was_committed_is_refused(cluster):
+    client, _ = producer_client(cluster)
+    _, response = send_half(client, queue_id=3)
+    cluster.run_for(7_000)
+    assert check_once(cluster).checked == [0]  # copy at half offset 1
+    [_, (copy_raw, _, _)] = records(cluster, HALF)
+    from_check = end_header(
+        response, COMMIT, from_check=True, tran_state_table_offset=1, commit_log_offset=copy_raw.physical_offset
+    )
+    assert end(client, from_check).code == ResponseCode.SUCCESS
+    answer = end(client, end_header(response, COMMIT))  # the producer's own oneway commit, delayed until now
+    assert (answer.code, answer.remark) == MISSING
+    assert len(records(cluster, "TopicTest", 3)) == 1
+
+
+@pytest.mark.spec("TXN-19")
+def test_what_was_resolved_survives_a_broker_restart(make_cluster):
+    cluster = make_cluster()
+    client = cluster.client()
+    _, committed = send_half(client)
+    _, rolled_back = send_half(client, queue_id=1)
+    _, open_one = send_half(client, queue_id=0)
+    assert end(client, end_header(committed, COMMIT)).code == ResponseCode.SUCCESS
+    assert end(client, end_header(rolled_back, ROLLBACK)).code == ResponseCode.SUCCESS
+    cluster.run_for(100)
+    cluster.controller.shutdown()
+    again = BrokerController(
+        cluster.broker_config,
+        NettyServerConfig(listen_port=SIM_BROKER_PORT),
+        NettyClientConfig(),
+        MessageStoreConfig.under(str(cluster.tmp_path / "store"), **cluster.store_settings),
+        cluster.broker_rt,
+        listen_host=cluster.listen_host,
+    )
+    assert again.initialize()
+    again.start()
+    cluster.controller = again
+    client = cluster.client("client-2", "10.0.0.4")
+    for response in (committed, rolled_back):
+        for state in (COMMIT, ROLLBACK):
+            answer = end(client, end_header(response, state))
+            assert (answer.code, answer.remark) == MISSING
+    assert end(client, end_header(open_one, COMMIT)).code == ResponseCode.SUCCESS  # unresolved: still accepted
+    assert len(records(cluster, "TopicTest", 2)) == 1 and records(cluster, "TopicTest", 1) == []
+    assert [r[0].body for r in records(cluster, OP)] == [b"0", b"1", b"2"]
 
 
 @pytest.mark.spec("TXN-5")
@@ -461,3 +610,27 @@ def test_a_half_message_older_than_the_file_reserved_time_is_discarded_too(clust
     assert service.need_skip(msg) is False
     msg.born_timestamp -= 1
     assert service.need_skip(msg) is True
+
+
+@pytest.mark.spec("TXN-17", "TXN-19")
+@pytest.mark.timeout(60)
+def test_end_transaction_refusals_over_loopback_tcp(make_cluster):
+    tcp = make_cluster("tcp")
+    client = tcp.client()
+    forged = forged_normal_message(client, "TopicTest", 999)
+    _, half = send_half(client, queue_id=2)
+    store = tcp.controller.message_store
+    assert tcp.wait_until(lambda: store.get_max_offset_in_queue(HALF, 0) == 1, 3000)
+    before = store.get_max_phy_offset()
+    answer = end(client, end_header(forged, COMMIT))
+    assert (answer.code, answer.remark) == MISSING
+    assert store.get_max_phy_offset() == before
+    assert end(client, end_header(half, COMMIT)).code == ResponseCode.SUCCESS
+    assert tcp.wait_until(lambda: store.get_max_offset_in_queue(OP, 0) == 1, 3000)
+    after_commit = store.get_max_phy_offset()
+    for state in (COMMIT, ROLLBACK):
+        answer = end(client, end_header(half, state, from_check=True))
+        assert (answer.code, answer.remark) == MISSING
+    assert store.get_max_phy_offset() == after_commit
+    assert store.get_max_offset_in_queue("TopicTest", 2) == 1
+    assert store.get_max_offset_in_queue("TopicTest", 999) == 0

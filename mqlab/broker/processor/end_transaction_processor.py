@@ -8,8 +8,12 @@ Steps, in Java's order: a SLAVE refuses (SLAVE_NOT_AVAILABLE); state 0 ("unknown
 answer; commit (8) and rollback (12) look the half record up by ``commitLogOffset`` and check its PGROUP, queue
 offset and commitlog offset against the header. A commit then stores a new record in the real topic and queue
 (REAL_TOPIC / REAL_QID) with the transaction type COMMIT, and only if that put succeeded writes the op message
-(tag ``d``) that retires the half record; a rollback only writes the op message. Nothing records that a half
-message was already resolved: every commit that passes the checks stores another copy, as in 4.9.3.
+(tag ``d``) that retires the half record; a rollback only writes the op message. In 4.9.3 nothing
+records that a half message was already resolved: every commit that passes the checks stores another copy.
+
+*Stricter than 4.9.3* (issue 22): the lookup accepts only a record of ``RMQ_SYS_TRANS_HALF_TOPIC`` whose
+transaction was not yet resolved and whose real queue exists; anything else is answered as a missing half message
+(``TransactionalMessageServiceImpl#half_message_refusal``). A lock makes lookup, put and op message one step.
 
 The producer sends this request oneway, so the answers below reach nobody but a raw client; they are Java's.
 """
@@ -94,6 +98,13 @@ class EndTransactionProcessor:
         if state not in (_COMMIT, _ROLLBACK):
             return None  # still unknown (or a value checkFields let through): the check will ask again
         service = controller.transactional_message_service
+        with service.end_transaction_lock:  # mqlab: one resolution per half message, even for concurrent requests
+            return self._resolve(service, state, header, response)
+
+    def _resolve(
+        self, service: Any, state: int, header: EndTransactionRequestHeader, response: RemotingCommand
+    ) -> RemotingCommand:
+        """Commit or roll back (the second half of Java's processRequest)."""
         if state == _COMMIT:
             result = service.commit_message(header)
             if result.response_code == ResponseCode.SUCCESS:

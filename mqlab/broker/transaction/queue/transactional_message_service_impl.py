@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from mqlab.broker.transaction.operation_result import OperationResult
 from mqlab.broker.transaction.queue import transactional_message_util as util
 from mqlab.broker.transaction.queue.get_result import GetResult
+from mqlab.broker.transaction.queue.resolved_half_index import ResolvedHalfIndex
 from mqlab.client.consumer.pull_status import PullStatus
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_queue import MessageQueue
@@ -44,6 +45,7 @@ MAX_PROCESS_TIME_LIMIT = 60000  # ms spent on one half queue per run
 MAX_RETRY_COUNT_WHEN_HALF_NULL = 1
 OP_PULL_NUMS = 32
 MS_PER_HOUR = 3600 * 1000
+FIND_HALF_FAILED = "Find prepared transaction message failed"  # Java's remark for "no record at that offset"
 
 
 @dataclass(slots=True)
@@ -89,6 +91,10 @@ class TransactionalMessageServiceImpl:
     def __init__(self, transactional_message_bridge: TransactionalMessageBridge):
         self.transactional_message_bridge = transactional_message_bridge
         self.op_queue_map: dict[MessageQueue, MessageQueue] = {}
+        # mqlab: what was resolved already (a cache of the op queue), and the lock that makes "look up, store,
+        # retire" one step for concurrent END_TRANSACTIONs of one half message
+        self.resolved_half_index = ResolvedHalfIndex(transactional_message_bridge)
+        self.end_transaction_lock = transactional_message_bridge.broker_controller.runtime.new_lock()
 
     @property
     def _runtime(self) -> Runtime:
@@ -104,12 +110,56 @@ class TransactionalMessageServiceImpl:
         return self.transactional_message_bridge.put_half_message(inner)
 
     def commit_message(self, request_header: EndTransactionRequestHeader) -> OperationResult:
-        """Java: TransactionalMessageServiceImpl#commitMessage."""
-        return self.get_half_message_by_offset(request_header.commit_log_offset or 0)
+        """The unresolved half message the commit names. Java: TransactionalMessageServiceImpl#commitMessage."""
+        return self.get_unresolved_half_message(request_header.commit_log_offset or 0, committing=True)
 
     def rollback_message(self, request_header: EndTransactionRequestHeader) -> OperationResult:
-        """Java: TransactionalMessageServiceImpl#rollbackMessage."""
-        return self.get_half_message_by_offset(request_header.commit_log_offset or 0)
+        """The unresolved half message the rollback names. Java: TransactionalMessageServiceImpl#rollbackMessage."""
+        return self.get_unresolved_half_message(request_header.commit_log_offset or 0, committing=False)
+
+    def get_unresolved_half_message(self, commit_log_offset: int, *, committing: bool) -> OperationResult:
+        """``get_half_message_by_offset``, then mqlab's refusals, answered as a missing half message.
+
+        Stricter than 4.9.3, which commits any record found at the offset (see ``half_message_refusal``).
+
+        Java: none (the lookup is TransactionalMessageServiceImpl#getHalfMessageByOffset)
+        """
+        result = self.get_half_message_by_offset(commit_log_offset)
+        msg = result.prepare_message
+        if msg is None:
+            return result
+        reason = self.half_message_refusal(msg, committing=committing)
+        if reason is None:
+            return result
+        self._runtime.trace_event(COMPONENT, "endTransactionRefused", commitLogOffset=commit_log_offset, reason=reason)
+        return OperationResult(response_code=ResponseCode.SYSTEM_ERROR, response_remark=FIND_HALF_FAILED)
+
+    def half_message_refusal(self, msg: MessageExt, *, committing: bool) -> str | None:
+        """Why END_TRANSACTION may not resolve ``msg``, or None.
+
+        Refused: a record of any topic but ``RMQ_SYS_TRANS_HALF_TOPIC`` (a normal message carrying forged
+        REAL_TOPIC / REAL_QID properties), a half message whose transaction was already committed or rolled back
+        (``ResolvedHalfIndex``), and, for a commit, one whose real topic is unknown here or has no such write queue
+        (the topic shrank since): it stays unresolved (a rollback still retires it; else the check asks again until
+        it is discarded).
+
+        Java: none (4.9.3 has none of these checks; ``mqlab.chaos.broken``'s ``trust-end-transaction`` restores that)
+        """
+        if msg.topic != util.build_half_topic():
+            return f"not a half message (topic {msg.topic})"
+        if self.resolved_half_index.is_resolved(msg):
+            return "already resolved"
+        if not committing:
+            return None
+        real_topic = msg.get_user_property(mc.PROPERTY_REAL_TOPIC) or ""
+        real_qid = _parse_java_integral(msg.get_user_property(mc.PROPERTY_REAL_QUEUE_ID) or "", 32)
+        topics = self.transactional_message_bridge.broker_controller.topic_config_manager
+        config = topics.select_topic_config(real_topic)
+        if config is None:
+            return f"no topic {real_topic!r}"
+        if not 0 <= real_qid < config.write_queue_nums:
+            return f"no write queue {real_qid} in {real_topic} ({config.write_queue_nums} queues)"
+        return None
 
     def get_half_message_by_offset(self, commit_log_offset: int) -> OperationResult:
         """The record at the offset, or SYSTEM_ERROR "Find prepared transaction message failed".
@@ -122,15 +172,14 @@ class TransactionalMessageServiceImpl:
             msg = None
         if msg is not None:
             return OperationResult(prepare_message=msg, response_code=ResponseCode.SUCCESS)
-        return OperationResult(
-            response_code=ResponseCode.SYSTEM_ERROR, response_remark="Find prepared transaction message failed"
-        )
+        return OperationResult(response_code=ResponseCode.SYSTEM_ERROR, response_remark=FIND_HALF_FAILED)
 
     def delete_prepare_message(self, msg_ext: MessageExt) -> bool:
-        """Write the op message that retires a half message.
+        """Write the op message that retires a half message (mqlab also notes it resolved at once).
 
         Java: TransactionalMessageServiceImpl#deletePrepareMessage
         """
+        self.resolved_half_index.mark_resolved(msg_ext)
         return self.transactional_message_bridge.put_op_message(msg_ext, util.REMOVETAG)
 
     # -- the check --------------------------------------------------------------------------------------------
