@@ -16,13 +16,22 @@ The model is a byte stream per connection, reported in chunks:
 * ``conn.close()`` is idempotent; each side's handler gets ``on_close(conn)`` exactly once, whoever closed it
   (a reset by the peer also ends in ``on_close``).
 
+How much a connection may buffer for a peer that reads slowly is a ``WriteBufferWaterMark`` passed to ``listen`` or
+``connect`` (Netty's ``WRITE_BUFFER_WATER_MARK`` channel option); the simulated network has no socket buffers and
+accepts it without effect.
+
 Addresses are ``"host:port"`` strings, split at the **last** colon as Java's ``RemotingHelper#string2SocketAddress``
 does, so an IPv6 address may be written bare (``::1:9876``) or in brackets (``[::1]:9876``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
+
+# Netty's WriteBufferWaterMark.DEFAULT: a channel stops being writable above 64 KiB and is writable again below 32 KiB.
+NETTY_DEFAULT_LOW_WATER_MARK = 32 * 1024
+NETTY_DEFAULT_HIGH_WATER_MARK = 64 * 1024
 
 
 class NetworkError(ConnectionError):
@@ -35,6 +44,63 @@ class NetworkConnectError(NetworkError):
 
 class NetworkClosedError(NetworkError):
     """Bytes were sent on a connection that is already closed."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteBufferWaterMark:
+    """Bounds of a connection's outbound buffer, and what happens at them.
+
+    Java: io.netty.channel.WriteBufferWaterMark (the ``WRITE_BUFFER_WATER_MARK`` option ``NettyRemotingServer#start``
+    sets from ``writeBufferLowWaterMark`` / ``writeBufferHighWaterMark``), plus two mqlab fields.
+
+    Args:
+        low: once the buffered bytes fall to this, the connection is writable again (Netty: 32 KiB).
+        high: above this, the connection is not writable (Netty: 64 KiB): an accepted connection stops being read
+            until the buffer falls to ``low``, so a peer that does not read cannot pipeline more requests.
+        close_above: above this many buffered bytes the connection is closed, with a log line naming the peer and
+            the count (0: never; 4.9.3's Netty buffers without bound).
+        senders_wait: a thread that is not an I/O thread waits in ``send`` while the connection is not writable,
+            as a blocking socket's writer would. For a thread that writes to one peer only (the HA write service);
+            the remoting layer leaves it off, so its threads never wait on a peer.
+
+    Raises:
+        ValueError: a negative bound, ``low`` above ``high``, or ``close_above`` below ``high``.
+    """
+
+    low: int = NETTY_DEFAULT_LOW_WATER_MARK
+    high: int = NETTY_DEFAULT_HIGH_WATER_MARK
+    close_above: int = 0
+    senders_wait: bool = False
+
+    def __post_init__(self) -> None:
+        if self.low < 0 or self.high <= 0 or self.close_above < 0:
+            raise ValueError(f"write buffer water marks must be positive: {self}")
+        if self.low > self.high:
+            raise ValueError(f"write buffer low water mark {self.low} is above the high water mark {self.high}")
+        if self.close_above and self.close_above < self.high:
+            raise ValueError(
+                f"write buffer close threshold {self.close_above} is below the high water mark {self.high}"
+            )
+
+    @classmethod
+    def from_settings(cls, low: int, high: int, close_above: int = 0) -> WriteBufferWaterMark:
+        """The water marks a remoting server or client configures: Netty's own when either setting is 0 or less.
+
+        Java: NettyRemotingServer#start applies ``writeBufferLowWaterMark`` / ``writeBufferHighWaterMark`` only when
+        both are positive; 4.9.3's defaults are 0 (``com.rocketmq.remoting.write.buffer.low.water.mark`` /
+        ``...high.water.mark`` system properties), so Netty's 32 KiB / 64 KiB apply.
+
+        Raises:
+            ValueError: both set, with ``low`` above ``high`` (Netty refuses it too), or ``close_above`` below high.
+        """
+        if low <= 0 or high <= 0:
+            low, high = NETTY_DEFAULT_LOW_WATER_MARK, NETTY_DEFAULT_HIGH_WATER_MARK
+        return cls(low, high, close_above=max(0, close_above))
+
+
+# A connection opened without water marks behaves like a blocking socket for its writers (the HA service relies on
+# that): a writer waits while more than 64 KiB are buffered; nothing is ever closed for being slow.
+STREAM_WATER_MARK = WriteBufferWaterMark(senders_wait=True)
 
 
 class Connection(Protocol):
@@ -94,16 +160,35 @@ class Listener(Protocol):
 class Network(Protocol):
     """A node's network: ``TcpNetwork`` in the threaded runtime, a node's view of ``SimNetwork`` in a simulation."""
 
-    def listen(self, address: str, handler: ListenerHandler, *, backlog: int = 1024) -> Listener:
+    def listen(
+        self,
+        address: str,
+        handler: ListenerHandler,
+        *,
+        backlog: int = 1024,
+        water_mark: WriteBufferWaterMark = STREAM_WATER_MARK,
+    ) -> Listener:
         """Listen on ``"host:port"`` (port 0: any free port, see ``Listener.address``).
+
+        ``water_mark`` bounds the outbound buffer of every accepted connection.
 
         Raises:
             NetworkError: the address cannot be bound (in use, not this node's).
         """
         ...
 
-    def connect(self, address: str, handler: ConnectionHandler, *, timeout_ms: int = 3000) -> Connection:
+    def connect(
+        self,
+        address: str,
+        handler: ConnectionHandler,
+        *,
+        timeout_ms: int = 3000,
+        water_mark: WriteBufferWaterMark = STREAM_WATER_MARK,
+    ) -> Connection:
         """Open a connection to ``"host:port"``; the returned connection reports to ``handler``.
+
+        ``water_mark`` bounds its outbound buffer (a connection that was connected is always read: only the
+        accepting side stops reading a peer that does not read).
 
         Raises:
             NetworkConnectError: refused, unreachable, or not established within ``timeout_ms``.
@@ -114,11 +199,11 @@ class Network(Protocol):
 class NoNetwork:
     """The network of a runtime built without one: every use raises ``NetworkError``."""
 
-    def listen(self, address: str, handler: ListenerHandler, *, backlog: int = 1024) -> Listener:
+    def listen(self, address: str, handler: ListenerHandler, *, backlog: int = 1024, **_: object) -> Listener:
         """Always fails."""
         raise NetworkError(f"this runtime has no network: cannot listen on {address}")
 
-    def connect(self, address: str, handler: ConnectionHandler, *, timeout_ms: int = 3000) -> Connection:
+    def connect(self, address: str, handler: ConnectionHandler, *, timeout_ms: int = 3000, **_: object) -> Connection:
         """Always fails."""
         raise NetworkConnectError(f"this runtime has no network: cannot connect to {address}")
 

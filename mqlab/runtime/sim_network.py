@@ -131,16 +131,22 @@ class SimNodeNetwork:
         self.network = network
         self.node = node
 
-    def listen(self, address: str, handler: ListenerHandler, *, backlog: int = 1024) -> SimListener:
+    def listen(
+        self, address: str, handler: ListenerHandler, *, backlog: int = 1024, water_mark: object = None
+    ) -> SimListener:
         """Listen on ``"host:port"`` of this node (host: wildcard, loopback or the node's IP; port 0: ephemeral).
+
+        ``backlog`` and ``water_mark`` have no effect: a simulated connection has no socket buffers.
 
         Raises:
             NetworkError: the node is down, the host is not this node's, or the port is taken.
         """
         return self.network._listen(self.node, address, handler)
 
-    def connect(self, address: str, handler: ConnectionHandler, *, timeout_ms: int = 3000) -> SimConnection:
-        """Connect from this node to ``"ip:port"``.
+    def connect(
+        self, address: str, handler: ConnectionHandler, *, timeout_ms: int = 3000, water_mark: object = None
+    ) -> SimConnection:
+        """Connect from this node to ``"ip:port"`` (``water_mark`` has no effect: no socket buffers here).
 
         Raises:
             NetworkConnectError: refused at once (nobody listens, or the node is down), or timed out after

@@ -37,5 +37,9 @@ class NettyClientConfig:
     client_pooled_byte_buf_allocator_enable: bool = False
     client_close_socket_if_timeout: bool = True
     use_tls: bool = False
+    # 0 or less (4.9.3's default): Netty's own 64 KiB / 32 KiB. A client's connections are always read.
     write_buffer_high_water_mark: JavaInt = 0
     write_buffer_low_water_mark: JavaInt = 0
+    # mqlab only: close a connection with more than this many bytes waiting to be written; 0 (default): never,
+    # as in 4.9.3 (a client's own requests are bounded by its semaphores).
+    write_buffer_hard_limit: JavaInt = 0

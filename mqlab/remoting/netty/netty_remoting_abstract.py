@@ -432,8 +432,9 @@ class NettyRemotingAbstract(ABC):
                 self.response_table[opaque] = response_future
             self._trace("invoke_sync", code=request.code, opaque=opaque, remote=addr, timeout_ms=timeout_millis)
             try:
+                # send_request_ok starts true, as in Java: a write that fails after send() returned (the network
+                # buffers) is reported by on_close's fail_fast, which may run before this line is left.
                 self.write_and_flush(channel, request)
-                response_future.send_request_ok = True
             except (NetworkError, RemotingCommandException) as exc:
                 response_future.send_request_ok = False
                 with self._table_lock:
@@ -480,8 +481,7 @@ class NettyRemotingAbstract(ABC):
         addr = parse_channel_remote_addr(channel)
         self._trace("invoke_async", code=request.code, opaque=opaque, remote=addr, timeout_ms=timeout_millis - cost)
         try:
-            self.write_and_flush(channel, request)
-            response_future.send_request_ok = True
+            self.write_and_flush(channel, request)  # send_request_ok starts true (see invoke_sync_impl)
         except NetworkError as exc:  # Java: the write future fails, and its listener fails the request
             response_future.cause = exc
             self._trace("send_failed", code=request.code, opaque=opaque, remote=addr)

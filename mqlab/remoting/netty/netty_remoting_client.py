@@ -2,7 +2,10 @@
 
 Java: org.apache.rocketmq.remoting.netty.NettyRemotingClient (rocketmq-all-4.9.3)
 Promoted inner class: ChannelWrapper (``channel_wrapper``)
-Left out: TLS, Netty's worker thread group, socket buffer sizes and write-buffer water marks.
+Left out: TLS, Netty's worker thread group (the network's I/O threads stand in), socket buffer sizes.
+
+Each connection gets the configured write-buffer water marks (``WriteBufferWaterMark.from_settings``); a client's
+connections are always read, whatever their buffer holds (NET-20).
 
 One connection per address, made on first use and kept in ``channel_tables`` while it works. With ``addr=None`` a
 request goes to a name server: the one chosen before while its connection works, otherwise the next of the list
@@ -24,7 +27,7 @@ from mqlab.remoting.exception.remoting_too_much_request_exception import Remotin
 from mqlab.remoting.netty.channel_wrapper import ChannelWrapper
 from mqlab.remoting.netty.netty_event_type import NettyEventType
 from mqlab.remoting.netty.netty_remoting_abstract import NettyRemotingAbstract, ProcessorPair
-from mqlab.runtime.network import NetworkError
+from mqlab.runtime.network import NetworkError, WriteBufferWaterMark
 
 if TYPE_CHECKING:
     from mqlab.remoting.channel_event_listener import ChannelEventListener
@@ -90,13 +93,32 @@ class NettyRemotingClient(NettyRemotingAbstract):
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the response-table scan and (with a listener) the event executor. Java: NettyRemotingClient#start."""
+        """Start the response-table scan and (with a listener) the event executor. Java: NettyRemotingClient#start.
+
+        Raises:
+            ValueError: the write-buffer settings contradict each other (checked here, before any connection).
+        """
+        self.write_buffer_water_mark()
         self._timer = self.runtime.scheduler.schedule_at_fixed_rate(
             SCAN_INITIAL_DELAY_MS, SCAN_PERIOD_MS, self.scan_response_table, name="ClientHouseKeepingService"
         )
         if self.channel_event_listener is not None:
             self.netty_event_executor.start()
         self._trace("start")
+
+    def write_buffer_water_mark(self) -> WriteBufferWaterMark:
+        """The bounds of each connection's outbound buffer, from the configuration.
+
+        Java: NettyRemotingClient#start (``WRITE_BUFFER_WATER_MARK`` when both marks are positive); the hard limit is
+        mqlab's.
+
+        Raises:
+            ValueError: the low water mark is above the high one, or the hard limit is below the high one.
+        """
+        config = self.netty_client_config
+        return WriteBufferWaterMark.from_settings(
+            config.write_buffer_low_water_mark, config.write_buffer_high_water_mark, config.write_buffer_hard_limit
+        )
 
     def shutdown(self) -> None:
         """Close every connection and stop the scan and the executors. Java: NettyRemotingClient#shutdown."""
@@ -203,7 +225,10 @@ class NettyRemotingClient(NettyRemotingAbstract):
             return channel
         self._trace("connect", addr=addr)
         try:
-            conn = self.runtime.network.connect(addr, self, timeout_ms=self.netty_client_config.connect_timeout_millis)
+            config = self.netty_client_config
+            conn = self.runtime.network.connect(
+                addr, self, timeout_ms=config.connect_timeout_millis, water_mark=self.write_buffer_water_mark()
+            )
         except (NetworkError, ValueError) as exc:
             self._trace("connect_failed", addr=addr, error=str(exc))
             return None

@@ -2,7 +2,11 @@
 
 Java: org.apache.rocketmq.remoting.netty.NettyRemotingServer (rocketmq-all-4.9.3)
 Left out: TLS and its handshake handler, epoll, Netty's codec thread group (decoding happens on the connection's
-I/O callback; processors still run on their executors), socket buffer sizes and write-buffer water marks.
+I/O callback; processors still run on their executors), socket buffer sizes.
+
+Every accepted connection gets the configured write-buffer water marks (``WriteBufferWaterMark.from_settings``):
+above the high mark it is not read until its buffer falls to the low one, and above ``writeBufferHardLimit`` it is
+closed (NET-20, NET-21).
 
 ``start()`` listens on ``listen_port`` of the runtime's network (0: any free port, see ``local_listen_port()``),
 starts the event executor when there is a listener, and scans the response table every second after 3 s.
@@ -16,7 +20,7 @@ from typing import TYPE_CHECKING
 from mqlab.remoting.common.remoting_helper import parse_channel_remote_addr
 from mqlab.remoting.netty.netty_event_type import NettyEventType
 from mqlab.remoting.netty.netty_remoting_abstract import NettyRemotingAbstract, ProcessorPair
-from mqlab.runtime.network import join_address, split_address
+from mqlab.runtime.network import WriteBufferWaterMark, join_address, split_address
 
 if TYPE_CHECKING:
     from mqlab.remoting.channel_event_listener import ChannelEventListener
@@ -84,8 +88,9 @@ class NettyRemotingServer(NettyRemotingAbstract):
             NetworkError: the port cannot be bound.
         """
         address = join_address(self.listen_host, self.netty_server_config.listen_port)
+        config = self.netty_server_config
         self._listener = self.runtime.network.listen(
-            address, self, backlog=self.netty_server_config.server_socket_backlog
+            address, self, backlog=config.server_socket_backlog, water_mark=self.write_buffer_water_mark()
         )
         self.port = split_address(self._listener.address)[1]
         if self.channel_event_listener is not None:
@@ -94,6 +99,20 @@ class NettyRemotingServer(NettyRemotingAbstract):
             SCAN_INITIAL_DELAY_MS, SCAN_PERIOD_MS, self.scan_response_table, name="ServerHouseKeepingService"
         )
         self._trace("start", address=self._listener.address)
+
+    def write_buffer_water_mark(self) -> WriteBufferWaterMark:
+        """The bounds of each accepted connection's outbound buffer, from the configuration.
+
+        Java: NettyRemotingServer#start (``WRITE_BUFFER_WATER_MARK`` when both marks are positive); the hard limit is
+        mqlab's.
+
+        Raises:
+            ValueError: the low water mark is above the high one, or the hard limit is below the high one.
+        """
+        config = self.netty_server_config
+        return WriteBufferWaterMark.from_settings(
+            config.write_buffer_low_water_mark, config.write_buffer_high_water_mark, config.write_buffer_hard_limit
+        )
 
     def shutdown(self) -> None:
         """Stop the scan, stop listening, close every connection, stop the executors.

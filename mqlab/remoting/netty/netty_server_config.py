@@ -9,7 +9,9 @@ The class default port is 8888, which no RocketMQ process actually uses: ``Broke
 
 Java: org.apache.rocketmq.remoting.netty.NettyServerConfig (rocketmq-all-4.9.3)
 Machine-dependent defaults: the socket buffer sizes, backlog and write-buffer water marks come from
-NettySystemConfig, i.e. from ``-Dcom.rocketmq.remoting.*`` system properties; mqlab uses their defaults.
+NettySystemConfig, i.e. from ``-Dcom.rocketmq.remoting.*`` system properties (the water marks from
+``com.rocketmq.remoting.write.buffer.high.water.mark`` / ``...low.water.mark``); mqlab uses their defaults.
+mqlab adds ``write_buffer_hard_limit`` (*stricter than 4.9.3*, see the remoting-transport spec page, NET-21).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 
 from mqlab.common.mix_all import JavaInt
 
+# mqlab's bound on what a server buffers for one peer (64 MiB: hundreds of the largest pull responses).
+DEFAULT_SERVER_WRITE_BUFFER_HARD_LIMIT = 64 * 1024 * 1024
 # Port BrokerStartup#createBrokerController sets before applying broker.conf.
 BROKER_LISTEN_PORT = 10911
 # Port NamesrvStartup#createNamesrvController sets before applying namesrv.properties.
@@ -44,8 +48,12 @@ class NettyServerConfig:
     server_channel_max_idle_time_seconds: JavaInt = 120
     server_socket_snd_buf_size: JavaInt = 0
     server_socket_rcv_buf_size: JavaInt = 0
+    # 0 or less (4.9.3's default): Netty's own 64 KiB / 32 KiB. Above the high mark a connection stops being read.
     write_buffer_high_water_mark: JavaInt = 0
     write_buffer_low_water_mark: JavaInt = 0
+    # mqlab only (4.9.3's Netty buffers without bound): close a connection with more than this many bytes waiting
+    # to be written to its peer; 0: never.
+    write_buffer_hard_limit: JavaInt = DEFAULT_SERVER_WRITE_BUFFER_HARD_LIMIT
     server_socket_backlog: JavaInt = 1024
     server_pooled_byte_buf_allocator_enable: bool = True
     # Linux only: epoll instead of NIO selectors.

@@ -30,9 +30,18 @@ def test_default_equals_4_9_3(java_field: str, field: str, expected: object) -> 
     assert getattr(NettyServerConfig(), field) == expected, f"NettyServerConfig.{java_field}"
 
 
+# Fields mqlab adds (each documented where it is declared), with their defaults.
+MQLAB_ONLY = {"write_buffer_hard_limit": 64 * 1024 * 1024}  # NET-21
+
+
 @pytest.mark.spec("CFG-3")
 def test_every_field_has_a_parity_row() -> None:
-    assert {f.name for f in fields(NettyServerConfig)} == {row[1] for row in DEFAULTS}
+    assert {f.name for f in fields(NettyServerConfig)} == {row[1] for row in DEFAULTS} | set(MQLAB_ONLY)
+
+
+@pytest.mark.spec("CFG-3", "NET-21")
+def test_mqlab_only_defaults() -> None:
+    assert {name: getattr(NettyServerConfig(), name) for name in MQLAB_ONLY} == MQLAB_ONLY
 
 
 @pytest.mark.spec("CFG-3")
