@@ -360,8 +360,6 @@ class BrokerController:
     def shutdown(self) -> None:
         """Stop, unregister, persist. Java: BrokerController#shutdown."""
         self.broker_fast_failure.shutdown()
-        if self.transactional_message_check_service is not None:
-            self.transactional_message_check_service.shutdown()
         if self.transactional_message_check_listener is not None:
             self.transactional_message_check_listener.shut_down()
         self.client_housekeeping_service.shutdown()
@@ -388,6 +386,11 @@ class BrokerController:
             if executor is not None:
                 executor.shutdown()
         self.broker_outer_api.shutdown()
+        if self.transactional_message_check_service is not None:
+            # 4.9.3 stops the check last, after the store and the name-server client: the last round its shutdown lets
+            # run (ServiceThread, AUDIT-12) reads no half message from the stopped store, and the registration that
+            # creating the half topic triggers reaches no name server.
+            self.transactional_message_check_service.shutdown()
         self.consumer_offset_manager.persist()
         self.topic_config_manager.persist()
         self.subscription_group_manager.persist()

@@ -31,8 +31,8 @@ from mqlab.broker.transaction.queue.transactional_message_service_impl import Tr
 from mqlab.client.impl.consumer.consume_message_concurrently_service import ConsumeMessageConcurrentlyService
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
 from mqlab.store.commit_log import CommitLog
-from mqlab.store.ha.ha_connection import HAConnection
 from mqlab.store.group_commit_service import GroupCommitService
+from mqlab.store.ha.ha_connection import HAConnection
 from mqlab.store.put_message_status import PutMessageStatus
 
 

@@ -172,13 +172,11 @@ class _ServiceDriver:
 
     def fire(self) -> None:
         self.pending = None
-        if self.stopped or self.service.is_stopped():
+        if self.stopped:
             return
         self.running = True
         try:
-            self.service.notified = False
-            self.service.on_wait_end()
-            self.service.run_once()
+            self.service.end_wait()  # nothing when make_stop() ended the loop during this wait
         finally:
             self.running = False
         if self.stopped or self.service.is_stopped():
@@ -266,12 +264,17 @@ class SimScheduler:
             driver.wake()
 
     def stop_service(self, service: ServiceThread, join_timeout_ms: int) -> None:
-        """Cancel the service's pending wake-up; it never runs again."""
+        """Cancel the service's pending wake-up; a waiting service runs its last round now, then never again."""
         driver = self._drivers.pop(id(service), None)
         if driver is not None:
             driver.stopped = True
             if driver.pending is not None:
                 driver.pending.cancel()
+                driver.pending = None
+                if not driver.running:
+                    # It was waiting: the shutdown's wakeup ends the wait and Java's shutdown joins the thread,
+                    # so the last round (ServiceThread#end_wait) runs now, before shutdown returns.
+                    service.end_wait()
 
 
 class SimulatedWorld:

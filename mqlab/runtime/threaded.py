@@ -304,11 +304,7 @@ class ThreadScheduler:
                 signal.clear()
             else:
                 time.sleep(service.wait_interval_ms() / 1000)
-            service.notified = False
-            if service.is_stopped():
-                break
-            service.on_wait_end()
-            service.run_once()
+            service.end_wait()  # also after the wait a shutdown ended: 4.9.3's last round (ServiceThread docstring)
         service.on_stopped()
 
     def wake_service(self, service: ServiceThread) -> None:

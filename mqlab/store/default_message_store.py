@@ -164,9 +164,11 @@ class DefaultMessageStore:
         self.clean_consume_queue_service: CleanConsumeQueueService | None = None
         self._schedule_handles: list[TimerHandle] = []
         self.message_arriving_listener = message_arriving_listener
-        # Replication (docs/spec/store-ha.md): made by enable_ha(); Java builds it in the constructor and always
-        # binds its port, mqlab only for a broker that asks (a bare store has no network).
-        self.ha_service: HAService | None = None
+        # Replication (docs/spec/store-ha.md): built here as in Java, so a SYNC_MASTER without a slave answers
+        # SLAVE_NOT_AVAILABLE (HA-1). Java also always binds its port and starts its threads; mqlab does that only
+        # for a store that asks with enable_ha() (a bare store has no network, and tests on port 0 share a host).
+        self.ha_service: HAService = HAService(self, runtime)
+        self.ha_enabled = False
         self.recovery_report = RecoveryReport()
         self._lock_fd = -1
         self._loaded = False
@@ -387,7 +389,7 @@ class DefaultMessageStore:
         assert self.flush_consume_queue_service is not None
         self.flush_consume_queue_service.start()
         commit_log.start()
-        if self.ha_service is not None:
+        if self.ha_enabled:
             self.ha_service.start()
         paths.get_abort_file(self.root).touch()
         self.add_schedule_task()
@@ -447,8 +449,7 @@ class DefaultMessageStore:
         if not self.shutdown_flag:
             self.shutdown_flag = True
             self._cancel_schedule_tasks()  # Java shuts both scheduled executors down first
-            if self.ha_service is not None:
-                self.ha_service.shutdown()
+            self.ha_service.shutdown()  # nothing when it was never started
             self.schedule_message_service.shutdown()  # persists config/delayOffset.json
             assert self.commit_log is not None and self.reput_message_service is not None
             self.commit_log.shutdown()
@@ -553,20 +554,18 @@ class DefaultMessageStore:
 
     # -- replication ---------------------------------------------------------------------------------------------
     def enable_ha(self, listen_host: str = "0.0.0.0") -> HAService:
-        """Build the HA service (before ``start``, which binds ``haListenPort``).
+        """Run replication: ``start`` binds ``haListenPort`` on ``listen_host`` and starts the HA threads.
 
-        Java: DefaultMessageStore#DefaultMessageStore (the constructor's ``new HAService``)
+        Java: HAService#start, which 4.9.3's ``DefaultMessageStore#start`` always calls; the HA service itself is
+        built in the constructor, as Java's is.
         """
-        if self.ha_service is None:
-            self.ha_service = HAService(self, self.runtime, listen_host=listen_host)
-            if self.commit_log is not None:
-                self.commit_log.ha_service = self.ha_service
+        self.ha_enabled = True
+        self.ha_service.accept_socket_service.listen_host = listen_host
         return self.ha_service
 
     def update_ha_master_address(self, new_addr: str | None) -> None:
         """Where the slave's HA client connects. Java: DefaultMessageStore#updateHaMasterAddress."""
-        if self.ha_service is not None:
-            self.ha_service.update_master_address(new_addr)
+        self.ha_service.update_master_address(new_addr)
 
     def get_commit_log_data(self, offset: int, *, max_size: int | None = None) -> SelectMappedBufferResult | None:
         """Bytes from ``offset`` to the readable end of its segment, at most ``max_size`` (shut down: none).

@@ -257,3 +257,34 @@ def test_a_consumer_far_behind_memory_is_sent_to_the_slave_when_slave_read_is_en
         consumer.shutdown()
     finally:
         cluster.shutdown()
+
+
+@pytest.mark.spec("HA-1", "HA-7")
+def test_an_embedded_sync_master_without_replication_answers_slave_not_available(make_cluster):
+    # A BrokerController built without enable_ha (tests, embedding code): 4.9.3 always builds its HAService, and with
+    # no slave connected HAService#isSlaveOK is false.
+    cluster = make_cluster(store={"broker_role": BrokerRole.SYNC_MASTER})
+    assert not cluster.controller.enable_ha
+    client = cluster.client()
+    response = client.send(client.message("TopicTest", b"m", tags="TagA"))
+    assert response.code == ResponseCode.SLAVE_NOT_AVAILABLE
+    assert cluster.controller.message_store.get_max_offset_in_queue("TopicTest", 0) == 1  # stored on the master
+
+
+@pytest.mark.spec("HA-1", "HA-7")
+def test_a_transactional_producer_on_a_lone_sync_master_rolls_back_without_its_local_transaction(tmp_path):
+    from mqlab.client.producer.local_transaction_state import LocalTransactionState
+    from tests.client.cluster_fixtures import ClientCluster
+    from tests.client.producer.test_transaction_producer import Listener, tx_producer
+
+    cluster = ClientCluster(tmp_path / "c", "sim", store={"broker_role": BrokerRole.SYNC_MASTER})
+    try:
+        cluster.make_topic("TxTopic", 4)
+        listener = Listener(LocalTransactionState.COMMIT_MESSAGE)
+        producer = tx_producer(cluster, listener)
+        result = producer.send_message_in_transaction(Message("TxTopic", "TagA", "k", b"debit"), None)
+        assert result.send_status is SendStatus.SLAVE_NOT_AVAILABLE
+        assert result.local_transaction_state is LocalTransactionState.ROLLBACK_MESSAGE
+        assert listener.executed == []
+    finally:
+        cluster.close()

@@ -119,6 +119,9 @@ class MessageStoreConfig:
     ha_transfer_batch_size: JavaInt = 1024 * 32
     ha_master_address: str | None = None
     ha_slave_fallbehind_max: JavaInt = 1024 * 1024 * 256
+    # mqlab only (not in 4.9.3, which accepts any number, two threads each): the most HA connections open at once;
+    # a master refuses one more with a warning (docs/spec/store-ha.md, HA-20).
+    ha_max_connections: JavaInt = 16
     broker_role: BrokerRole = BrokerRole.ASYNC_MASTER
     flush_disk_type: FlushDiskType = FlushDiskType.ASYNC_FLUSH
     sync_flush_timeout: JavaInt = 1000 * 5

@@ -6,8 +6,10 @@ Java: org.apache.rocketmq.store.ha.HAService$HAClient (rocketmq-all-4.9.3)
 report the offset as a heartbeat when nothing was written for ``haSendHeartbeatInterval``; report again whenever
 the local max offset grew; close when the slave's *own* last write is older than ``haHousekeepingInterval``.
 Frames from the master arrive through ``on_data`` (Java's ``processReadEvent``) and are appended by
-``dispatch_read_request``. Right after a (re)connect nothing is sent until the heartbeat timer fires, so replication
-starts up to ``haSendHeartbeatInterval`` later; mqlab keeps that.
+``dispatch_read_request``. Right after a (re)connect nothing is sent until the heartbeat timer fires, so the first
+report goes out on the first loop pass more than ``haSendHeartbeatInterval`` after the connect; mqlab keeps that.
+After a housekeeping close, or a refused frame, Java's loop goes straight round to ``connectMaster`` (its 5 s wait
+is only for a missing address or a failed connect), so mqlab reconnects on the next pass too (AUDIT-9).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class HAClient(ServiceThread):
         store: ``get_max_phy_offset()``, ``append_to_commit_log(start, data)`` and ``config``.
     """
 
+    works_after_last_wait = False  # Java connects, reports and reads first; its waitForRunning(5000) comes last
+
     def __init__(self, runtime: Any, store: Any):
         super().__init__(runtime)
         self.store = store
@@ -48,6 +52,7 @@ class HAClient(ServiceThread):
         self.last_write_timestamp = runtime.now_ms()
         self.buffer = bytearray()
         self.dispatch_position = 0
+        self._reconnect_at_once = False  # the loop closed the connection itself: the next pass connects, no 5 s wait
         self._lock = threading.RLock()
 
     # -- address ---------------------------------------------------------------------------------------------
@@ -62,14 +67,20 @@ class HAClient(ServiceThread):
 
     # -- loop ------------------------------------------------------------------------------------------------
     def wait_interval_ms(self) -> int:
-        """1 s while connected (Java's ``select(1000)``), 5 s while not (Java's ``waitForRunning(5000)``)."""
-        return CONNECTED_WAIT_MS if self.channel is not None else NOT_CONNECTED_WAIT_MS
+        """1 s while connected (Java's ``select(1000)``), 5 s while not (Java's ``waitForRunning(5000)``).
+
+        0 right after a housekeeping close: Java's loop then goes straight on to ``connectMaster``.
+        """
+        if self.channel is not None:
+            return CONNECTED_WAIT_MS
+        return 0 if self._reconnect_at_once else NOT_CONNECTED_WAIT_MS
 
     def run_once(self) -> bool:
         """One turn of the loop; returns whether a connection to the master is open afterwards.
 
         Java: HAService$HAClient#run (loop body)
         """
+        self._reconnect_at_once = False
         if not self.connect_master():
             return False
         with self._lock:
@@ -83,6 +94,7 @@ class HAClient(ServiceThread):
             if interval > self.store.config.ha_housekeeping_interval:
                 self.runtime.trace_event("HAClient", "masterNotResponse", master=self.master_address, interval=interval)
                 self.close_master()
+                self._reconnect_at_once = True
                 return False
         return True
 
@@ -143,6 +155,10 @@ class HAClient(ServiceThread):
             self.buffer += data
             if not self.dispatch_read_request():
                 self.close_master()
+                # Java closes inside its loop pass, whose housekeeping check (lastWriteTimestamp is now 0) is then
+                # passed too, and the next pass connects at once: end the current 1 s wait now.
+                self._reconnect_at_once = True
+                self.wakeup()
 
     def on_close(self, conn: Connection) -> None:
         """The master closed (or the connection broke)."""

@@ -4,13 +4,21 @@ Java: org.apache.rocketmq.store.ha.HAConnection (rocketmq-all-4.9.3)
 Promoted inner classes: ReadSocketService, WriteSocketService (each in its own module)
 
 The slave's 8-byte reports arrive through ``on_data`` (``ReadSocketService``): the first is the request offset, the
-later ones acknowledgements, each raising ``HAService``'s ``push2SlaveMaxOffset``. ``WriteSocketService`` runs the
-writer loop. Closing (a read error, the peer's close, housekeeping, an ack beyond the master's max offset) stops
-both and takes the connection out of ``HAService``'s list.
+later ones acknowledgements. ``WriteSocketService`` runs the writer loop. Closing (a read error, the peer's close,
+housekeeping, a report beyond the master's max offset) stops both and takes the connection out of ``HAService``'s
+list.
+
+*Stricter than 4.9.3* (``process_report``): 4.9.3 checks only the later reports against the master's max offset and
+raises ``push2SlaveMaxOffset`` with every report, the first included, so one peer that connects to the HA port and
+sends ``2**62`` makes a SYNC_MASTER acknowledge every later put that no slave holds. mqlab refuses a report beyond
+the master's max offset whichever it is, and counts a report only up to the end of the bytes this connection has
+actually been sent. The 4.9.3 rule stays reachable as the ``ha-trust-slave-report`` variant of
+``mqlab.chaos.broken``.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING
 
@@ -20,6 +28,8 @@ from mqlab.store.ha.write_socket_service import WriteSocketService
 if TYPE_CHECKING:
     from mqlab.runtime.network import Connection
     from mqlab.store.ha.ha_service import HAService
+
+_LOG = logging.getLogger(__name__)
 
 
 class HAConnection:
@@ -55,16 +65,39 @@ class HAConnection:
             offset = self.read_socket_service.process_read_event(data)
             if offset is None:
                 return
-            self.slave_ack_offset = offset
-            if self.slave_request_offset < 0:
-                self.slave_request_offset = offset
-                self.runtime.trace_event("HAConnection", "slaveRequestOffset", slave=self.remote_address, offset=offset)
-                self.write_socket_service.wakeup()
-            elif offset > self.ha_service.store.get_max_phy_offset():
-                self.runtime.trace_event("HAConnection", "ackBeyondMaster", slave=self.remote_address, offset=offset)
-                self._close_locked("slave ack offset beyond the master's max offset")
-                return
-        self.ha_service.notify_transfer_some(offset)
+            acked = self.process_report(offset)
+        if acked is not None:
+            self.ha_service.notify_transfer_some(acked)
+
+    def process_report(self, offset: int) -> int | None:
+        """Take one report (lock held); returns the offset it acknowledges, or ``None`` when it acknowledges nothing.
+
+        Java: HAConnection$ReadSocketService#processReadEvent (the report's handling). *Stricter than 4.9.3*: a report
+        beyond the master's max offset closes the connection even when it is the first, and an acknowledgement
+        counts only up to ``transferred_offset``, the end of what this connection's writer has sent.
+        """
+        master_max = self.ha_service.store.get_max_phy_offset()
+        if offset > master_max:
+            self.runtime.trace_event(
+                "HAConnection", "reportBeyondMaster", slave=self.remote_address, offset=offset, masterMax=master_max
+            )
+            _LOG.warning(
+                "HA connection from %s refused: it reported offset %d, beyond the master's max offset %d",
+                self.remote_address,
+                offset,
+                master_max,
+            )
+            self._close_locked(f"slave reported offset {offset}, beyond the master's max offset {master_max}")
+            return None
+        self.slave_ack_offset = offset
+        if self.slave_request_offset < 0:
+            self.slave_request_offset = offset
+            self.runtime.trace_event("HAConnection", "slaveRequestOffset", slave=self.remote_address, offset=offset)
+            self.write_socket_service.wakeup()
+        sent = self.write_socket_service.transferred_offset
+        if sent < 0:
+            return None  # nothing sent on this connection yet: the report proves nothing about the slave's store
+        return min(offset, sent)
 
     def housekeeping_expired(self) -> bool:
         """No read for longer than ``haHousekeepingInterval``. Java: ReadSocketService#run (the interval check)."""

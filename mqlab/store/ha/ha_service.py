@@ -37,12 +37,14 @@ class HAService:
         self.connection_list: list[HAConnection] = []
         self.push2_slave_max_offset = 0
         self._lock = threading.Lock()
-        self.accept_socket_service = AcceptSocketService(self, f"{listen_host}:{store.config.ha_listen_port}")
+        self.started = False
+        self.accept_socket_service = AcceptSocketService(self, listen_host)
         self.group_transfer_service = GroupTransferService(runtime, lambda: self.push2_slave_max_offset)
         self.ha_client = HAClient(runtime, store)
 
     def start(self) -> None:
         """Bind the HA port, then start the transfer service and the HA client. Java: HAService#start."""
+        self.started = True
         self.accept_socket_service.begin_accept()
         if self.store.config.ha_listen_port == 0:
             # mqlab: a broker on port 0 (tests, real-mode clusters) advertises the HA port the system picked.
@@ -52,6 +54,9 @@ class HAService:
 
     def shutdown(self) -> None:
         """Stop the client, the acceptor, every connection and the transfer service. Java: HAService#shutdown."""
+        if not self.started:
+            return  # built but never started (a store that does not replicate): nothing runs
+        self.started = False
         self.ha_client.shutdown()
         self.accept_socket_service.shutdown()
         for connection in list(self.connection_list):

@@ -29,10 +29,15 @@ NO_DATA_WAIT_MS = 100
 class WriteSocketService(ServiceThread):
     """Pushes the CommitLog to one slave."""
 
+    works_after_last_wait = False  # Java transfers first and waits (allWaitForRunning) at the end of the loop body
+
     def __init__(self, connection: HAConnection):
         super().__init__(connection.runtime)
         self.connection = connection
         self.next_transfer_from_where = -1
+        # The end of the CommitLog bytes sent on this connection (-1: none yet). Set before each send, so an ack that
+        # races the send's return is not refused; only acks up to it may raise push2SlaveMaxOffset (HAConnection).
+        self.transferred_offset = -1
         self.last_write_timestamp = self.runtime.now_ms()
         self._next_wait_ms = NO_REQUEST_WAIT_MS
 
@@ -83,6 +88,7 @@ class WriteSocketService(ServiceThread):
         body = bytes(result.data[: config.ha_transfer_batch_size])
         this_offset = self.next_transfer_from_where
         self.next_transfer_from_where += len(body)
+        self.transferred_offset = self.next_transfer_from_where
         if not self._transfer(encode_transfer(this_offset, body)):
             return 0
         self.runtime.trace_event(

@@ -213,3 +213,44 @@ def test_every_put_ok_of_a_sync_master_is_in_both_stores_byte_for_byte(tmp_path_
             assert _record(pair.slave, offset, size) == _record(pair.master, offset, size) != b""
     finally:
         pair.shutdown()
+
+
+def _events(pair, component, event):
+    return [e for e in pair.world.trace if (e.component, e.event) == (component, event)]
+
+
+@pytest.mark.spec("HA-4")
+def test_the_first_report_after_a_connect_comes_at_5_s_or_later(pair):
+    pair.slave.update_ha_master_address("10.0.1.1:10912")
+    assert pair.world.run_until(pair.slave_requested, timeout_ms=20_000)
+    connected = _events(pair, "HAClient", "connectMaster")[0].time_ms
+    first_report = _events(pair, "HAClient", "reportSlaveMaxOffset")[0].time_ms
+    assert 5000 < first_report - connected <= 6000  # the first loop pass more than haSendHeartbeatInterval later
+
+
+@pytest.mark.spec("HA-4", "AUDIT-9")
+def test_after_a_housekeeping_close_the_client_reconnects_on_its_next_loop_pass(tmp_path):
+    # With haHousekeepingInterval (2 s) below haSendHeartbeatInterval (5 s) a connected slave that has nothing to
+    # report closes by housekeeping before its first heartbeat; 4.9.3's loop connects again on its next pass.
+    pair = HAPair(tmp_path)
+    pair.slave.config.ha_housekeeping_interval = 2000  # the slave only: the master keeps its 20 s
+    try:
+        pair.slave.update_ha_master_address("10.0.1.1:10912")
+        assert pair.world.run_until(lambda: len(_events(pair, "HAClient", "masterNotResponse")) >= 1, 20_000)
+        closed_at = _events(pair, "HAClient", "closeMaster")[0].time_ms
+        connects = [e.time_ms for e in _events(pair, "HAClient", "connectMaster")]
+        assert pair.world.run_until(lambda: len(_events(pair, "HAClient", "connectMaster")) > len(connects), 10_000)
+        assert _events(pair, "HAClient", "connectMaster")[len(connects)].time_ms - closed_at <= 10  # no 5 s wait
+    finally:
+        pair.shutdown()
+
+
+@pytest.mark.spec("HA-5", "AUDIT-9")
+def test_after_a_refused_frame_the_client_reconnects_at_once(pair):
+    pair.connect()
+    pair.master.put_message(inner(pair.master_rt, 0))
+    client = pair.slave.ha_service.ha_client
+    client.on_data(client.channel, encode_transfer(999_999, b"x"))  # not the slave's max offset: closed
+    closed_at = pair.world.now_ms()
+    assert pair.world.run_until(lambda: len(_events(pair, "HAClient", "connectMaster")) == 2, timeout_ms=10_000)
+    assert _events(pair, "HAClient", "connectMaster")[-1].time_ms - closed_at <= 10

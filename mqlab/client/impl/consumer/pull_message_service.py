@@ -39,6 +39,8 @@ class PullMessageService(ServiceThread):
             ``select_consumer(group)`` finds the consumer of a request.
     """
 
+    works_after_last_wait = False  # Java's shutdown(true) interrupts take(): no pull after the last wait
+
     def __init__(self, mq_client_factory: MQClientInstance):
         super().__init__(mq_client_factory.runtime)
         self.mq_client_factory = mq_client_factory
