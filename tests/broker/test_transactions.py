@@ -634,3 +634,72 @@ def test_end_transaction_refusals_over_loopback_tcp(make_cluster):
     assert store.get_max_phy_offset() == after_commit
     assert store.get_max_offset_in_queue("TopicTest", 2) == 1
     assert store.get_max_offset_in_queue("TopicTest", 999) == 0
+
+
+# -- the check in the simulator: its 60 s guard must hold on the virtual clock -----------------------------------
+@pytest.mark.spec("TXN-21")
+@pytest.mark.timeout(60)
+def test_a_check_whose_put_back_fails_ends_after_60_s_of_virtual_time(cluster):
+    client, recorder = producer_client(cluster)
+    send_half(client)
+    cluster.run_for(7_000)
+    fill_disk(cluster)  # every put fails: the copy cannot be written
+    began = cluster.now()
+    summary = check_once(cluster)
+    assert summary.checked == [] and summary.half_offset is None  # nothing passed, nothing committed
+    assert 60_000 < cluster.now() - began < 62_000  # Java's MAX_PROCESS_TIME_LIMIT, on the virtual clock
+    assert recorder.requests == []
+    failed = cluster.world.trace.events("TransactionalMessageServiceImpl", event="putBackHalfFailed")
+    assert 50 <= len(failed) <= 61  # one attempt per second of virtual time, not one per loop turn
+    cluster.world.disk.other_used_bytes = 0
+    cluster.run_for(11_000)  # the store's space check clears its disk-full mark
+    assert check_once(cluster).checked == [0]  # the disk is back: the next check asks the producer
+
+
+def fill_disk(cluster):
+    """The disk 96 % full, as the chaos nemesis fills it, and the store's disk-full mark set at once."""
+    store = cluster.controller.message_store
+    cluster.world.disk.fill_to_ratio(store.config.store_path_commit_log, 0.96)
+    store.running_flags.get_and_make_disk_full()
+
+
+@pytest.mark.spec("TXN-21")
+@pytest.mark.timeout(60)
+def test_a_put_back_that_succeeds_once_the_disk_frees_continues_the_same_check(cluster):
+    client, recorder = producer_client(cluster)
+    send_half(client)
+    cluster.run_for(7_000)
+    fill_disk(cluster)
+
+    def free() -> None:
+        cluster.world.disk.other_used_bytes = 0
+
+    cluster.world.schedule(5_000, free)  # the disk frees during the check; the space check notices within 10 s
+    began = cluster.now()
+    summary = check_once(cluster)
+    assert summary.checked == [0] and summary.half_offset == (0, 1)
+    assert 5_000 <= cluster.now() - began < 17_000
+    assert len(recorder.requests) == 1
+
+
+@pytest.mark.spec("TXN-21")
+@pytest.mark.timeout(60)
+def test_a_message_exactly_transaction_timeout_old_does_not_freeze_the_check(cluster):
+    client, recorder = producer_client(cluster)
+    send_half(client)
+    [(raw, _, _)] = records(cluster, HALF)
+    cluster.run_for(raw.born_timestamp + 6_000 - cluster.now())  # age == transactionTimeOut: neither young nor due
+    began = cluster.now()
+    summary = check_once(cluster)  # 4.9.3 re-pulls the empty op queue, at one instant of virtual time
+    assert summary.checked == [0] and summary.half_offset == (0, 1)  # a second later it is due, as on a wall clock
+    assert cluster.now() - began == 1_000 + 50
+    assert len(recorder.requests) == 1
+
+
+@pytest.mark.spec("TXN-21")
+def test_the_check_does_not_run_inside_itself(cluster):
+    service = cluster.controller.transactional_message_service
+    listener = cluster.controller.transactional_message_check_listener
+    service._checking = True  # as while a check lets virtual time pass and the periodic service fires
+    summary = service.check(6_000, 15, listener)
+    assert summary.error == "a check is already running"

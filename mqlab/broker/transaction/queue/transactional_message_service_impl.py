@@ -44,6 +44,10 @@ PULL_MSG_RETRY_NUMBER = 1  # half messages are read one at a time
 MAX_PROCESS_TIME_LIMIT = 60000  # ms spent on one half queue per run
 MAX_RETRY_COUNT_WHEN_HALF_NULL = 1
 OP_PULL_NUMS = 32
+# mqlab, simulator only: the virtual time one turn of the check loop that made no progress takes (a failed
+# put-back, a re-pull of the op queue that found nothing new). Java's thread spins on the wall clock, which moves,
+# so its MAX_PROCESS_TIME_LIMIT guard fires; the virtual clock moves only between events.
+SIM_SPIN_PAUSE_MS = 1000
 MS_PER_HOUR = 3600 * 1000
 FIND_HALF_FAILED = "Find prepared transaction message failed"  # Java's remark for "no record at that offset"
 
@@ -95,6 +99,8 @@ class TransactionalMessageServiceImpl:
         # retire" one step for concurrent END_TRANSACTIONs of one half message
         self.resolved_half_index = ResolvedHalfIndex(transactional_message_bridge)
         self.end_transaction_lock = transactional_message_bridge.broker_controller.runtime.new_lock()
+        # a check letting virtual time pass may see the periodic service fire: Java's one thread never overlaps
+        self._checking = False
 
     @property
     def _runtime(self) -> Runtime:
@@ -188,6 +194,11 @@ class TransactionalMessageServiceImpl:
     ) -> CheckSummary:
         """One pass over every half queue. Java: TransactionalMessageServiceImpl#check."""
         summary = CheckSummary()
+        if self._checking:
+            summary.error = "a check is already running"
+            self._runtime.trace_event(COMPONENT, "checkSkipped", reason=summary.error)
+            return summary
+        self._checking = True
         try:
             queues = self.transactional_message_bridge.fetch_message_queues(util.build_half_topic())
             for mq in queues:
@@ -195,7 +206,23 @@ class TransactionalMessageServiceImpl:
         except Exception as exc:  # Java: log.error("Check error", e); the run ends here
             summary.error = repr(exc)
             self._runtime.trace_event(COMPONENT, "checkError", error=repr(exc))
+        finally:
+            self._checking = False
         return summary
+
+    def let_time_pass(self) -> bool:
+        """A loop turn that made no progress: in a simulation, let ``SIM_SPIN_PAUSE_MS`` of virtual time pass.
+
+        Other nodes and services run meanwhile (a full disk may free up), and the 60 s guard fires on the virtual
+        clock as Java's does on the wall clock. On real threads nothing waits: the wall clock bounds the spin.
+        Returns False when the broker's store shut down meanwhile (the process died): the check ends there.
+
+        Java: none (the turn is the ``continue`` of TransactionalMessageServiceImpl#check)
+        """
+        if not self._runtime.simulated:
+            return True
+        self._runtime.scheduler.sleep(SIM_SPIN_PAUSE_MS)
+        return not self.transactional_message_bridge.store.shutdown_flag
 
     def _check_queue(
         self,
@@ -274,6 +301,8 @@ class TransactionalMessageServiceImpl:
                 )
                 if is_need_check:
                     if not self.put_back_half_msg_queue(msg_ext, i):
+                        if not self.let_time_pass():
+                            break
                         continue
                     summary.checked.append(i)
                     listener.resolve_half_msg(msg_ext)
@@ -282,6 +311,11 @@ class TransactionalMessageServiceImpl:
                     pull_result = self.fill_op_remove_map(  # type: ignore[assignment]
                         remove_map, op_queue, pull_result.next_begin_offset, half_offset, done_op_offset
                     )
+                    # Nothing new in the op queue: the same message is looked at again (a message exactly
+                    # transactionTimeOut old spins here until the clock moves).
+                    stuck = pull_result is not None and pull_result.pull_status is not PullStatus.FOUND
+                    if stuck and not self.let_time_pass():
+                        break
                     continue
             new_offset = i + 1
             i += 1
