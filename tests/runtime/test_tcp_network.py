@@ -1,15 +1,26 @@
 """Real TCP on loopback: accept, ordered bytes, thread-safe sends, closes and resets, refusals, IPv6."""
 
+import errno
+import logging
 import socket
 import struct
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from mqlab.remoting.protocol.remoting_command import FrameDecoder
-from mqlab.runtime.network import NetworkClosedError, NetworkConnectError, NetworkError, split_address
-from mqlab.runtime.tcp_network import TcpNetwork
+from mqlab.runtime.network import (
+    STREAM_WATER_MARK,
+    NetworkClosedError,
+    NetworkConnectError,
+    NetworkError,
+    WriteBufferWaterMark,
+    join_address,
+    split_address,
+)
+from mqlab.runtime.tcp_network import EventLoopGroup, TcpNetwork
 
 WAIT_S = 5.0
 
@@ -191,3 +202,236 @@ def test_ipv6_loopback(net):
     conn.send(b"v6")
     server.wait(lambda: server.chunks)
     assert server.data() == b"v6"
+
+
+# -- a peer that does not read (issue 22, item 3) ----------------------------------------------------------------------
+def raw_listener():
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # inherited by the accepted socket
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4)
+    return sock
+
+
+def read_exactly(sock, size):
+    parts, got = [], 0
+    sock.settimeout(WAIT_S)
+    while got < size:
+        chunk = sock.recv(min(1 << 20, size - got))
+        assert chunk, "closed early"
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def in_thread(fn, timeout_s=WAIT_S):
+    """Run ``fn``; fail (instead of hanging) when it does not return within ``timeout_s``."""
+    outcome = {}
+    thread = threading.Thread(target=lambda: outcome.setdefault("value", fn()), daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    assert not thread.is_alive(), f"{fn} did not return within {timeout_s} s"
+    return outcome.get("value")
+
+
+@pytest.mark.spec("NET-20")
+def test_send_never_waits_on_a_peer_that_does_not_read(net):
+    listener = raw_listener()
+    try:
+        conn = net.connect(f"127.0.0.1:{listener.getsockname()[1]}", Endpoint(), water_mark=WriteBufferWaterMark())
+        peer, _ = listener.accept()
+        frames = [bytes([i % 251]) * 65536 for i in range(128)]  # 8 MiB, far more than the kernel buffers
+
+        def send_all():
+            for frame in frames:
+                conn.send(frame)
+
+        in_thread(send_all, timeout_s=2.0)  # a blocking send waits here until the peer reads
+        assert conn.pending_bytes > 0 and not conn.is_writable
+        assert read_exactly(peer, len(frames) * 65536) == b"".join(frames)
+        deadline = time.monotonic() + WAIT_S
+        while conn.pending_bytes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert conn.pending_bytes == 0 and conn.is_writable
+        peer.close()
+    finally:
+        listener.close()
+
+
+class Replier(Endpoint):
+    """Answers every byte it receives with ``reply_size`` bytes (a pull answered with messages)."""
+
+    def __init__(self, reply_size):
+        super().__init__()
+        self.reply_size = reply_size
+        self.requests = 0
+        self.send_errors = []
+
+    def on_data(self, conn, data):
+        super().on_data(conn, data)
+        for _ in data:
+            with self.cond:
+                self.requests += 1
+            try:
+                conn.send(b"r" * self.reply_size)
+            except NetworkClosedError as exc:
+                self.send_errors.append(str(exc))
+
+
+def raw_client(address):
+    host, port = split_address(address)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
+    return sock
+
+
+@pytest.mark.spec("NET-20")
+def test_an_accepted_connection_is_not_read_above_the_high_water_mark_and_is_again_below_the_low(net):
+    server = Replier(reply_size=4 * 1024 * 1024)  # more than the kernel buffers of a loopback pair (about 2.7 MiB)
+    listener = net.listen("127.0.0.1:0", server, water_mark=WriteBufferWaterMark(low=32 * 1024, high=64 * 1024))
+    client = raw_client(listener.address)
+    try:
+        client.sendall(b"1")
+        server.wait(lambda: server.requests == 1)
+        (server_end,) = server.accepted
+        deadline = time.monotonic() + WAIT_S
+        while server_end.is_reading and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not server_end.is_reading and not server_end.is_writable
+        client.sendall(b"2")  # pipelined while the first answer is not read
+        time.sleep(0.3)
+        assert server.requests == 1  # not read: the server buffers no second answer
+        read_exactly(client, 4 * 1024 * 1024)  # the peer reads: the buffer drains, reading resumes
+        server.wait(lambda: server.requests == 2)
+        read_exactly(client, 4 * 1024 * 1024)
+    finally:
+        client.close()
+
+
+@pytest.mark.spec("NET-21")
+def test_a_connection_past_close_above_is_closed_with_one_log_line(net, caplog):
+    server = Replier(reply_size=1024 * 1024)
+    mark = WriteBufferWaterMark(low=32 * 1024, high=64 * 1024, close_above=256 * 1024)
+    listener = net.listen("127.0.0.1:0", server, water_mark=mark)
+    client = raw_client(listener.address)
+    peer = join_address(*client.getsockname()[:2])
+    try:
+        with caplog.at_level(logging.WARNING, logger="mqlab"):
+            client.sendall(b"12345")  # five requests in one chunk: 5 MiB of answers, the kernel takes about 2.7
+            server.wait(lambda: server.closed)
+        lines = [r.getMessage() for r in caplog.records if "bytes wait to be written" in r.getMessage()]
+        assert len(lines) == 1, lines
+        assert f"-> {peer}: " in lines[0] and "above the limit of 262144 bytes" in lines[0]
+        assert server.send_errors and "above the limit of 262144" in server.send_errors[0]
+        assert not server.accepted[0].is_open
+    finally:
+        client.close()
+
+
+@pytest.mark.spec("NET-20")
+def test_without_water_marks_a_writer_thread_waits_but_an_io_thread_never_does(net):
+    listener = raw_listener()
+    try:
+        conn = net.connect(f"127.0.0.1:{listener.getsockname()[1]}", Endpoint())  # the stream default (HA)
+        peer, _ = listener.accept()
+        payload = b"s" * (4 * 1024 * 1024)
+        writer = threading.Thread(target=conn.send, args=(payload,), daemon=True)
+        writer.start()
+        writer.join(0.5)
+        assert writer.is_alive()  # waits while more than the high water mark is buffered, as a blocking socket
+        assert read_exactly(peer, len(payload)) == payload
+        writer.join(WAIT_S)
+        assert not writer.is_alive()
+
+        class Forwarder(Endpoint):  # its on_data runs on an I/O thread, which must never wait on a peer
+            def on_data(self, _conn, data):
+                conn.send(payload)
+                super().on_data(_conn, data)
+
+        forwarder = Forwarder()
+        server = net.listen("127.0.0.1:0", forwarder)
+        net.connect(server.address, Endpoint()).send(b"go")
+        forwarder.wait(lambda: forwarder.chunks)  # returned although the raw peer reads nothing now
+        assert conn.pending_bytes > 0
+        peer.close()
+    finally:
+        listener.close()
+    assert STREAM_WATER_MARK.senders_wait and not WriteBufferWaterMark().senders_wait
+
+
+@pytest.mark.spec("NET-20")
+def test_water_marks_are_checked():
+    with pytest.raises(ValueError, match="low water mark 70000 is above the high water mark 65536"):
+        WriteBufferWaterMark(low=70000, high=65536)
+    with pytest.raises(ValueError, match="close threshold 1000 is below the high water mark"):
+        WriteBufferWaterMark(close_above=1000)
+    assert WriteBufferWaterMark.from_settings(0, 0) == WriteBufferWaterMark()
+    assert WriteBufferWaterMark.from_settings(0, 1 << 20) == WriteBufferWaterMark()  # both or Netty's own
+    assert WriteBufferWaterMark.from_settings(1 << 19, 1 << 20, 1 << 24) == WriteBufferWaterMark(
+        1 << 19, 1 << 20, 1 << 24
+    )
+
+
+# -- accepting goes on (issue 22, item 4) ---------------------------------------------------------------------------
+@pytest.mark.spec("NET-22")
+def test_accepting_survives_a_thread_that_cannot_start(monkeypatch, caplog):
+    network = TcpNetwork(group=EventLoopGroup(2, name="tcp-io-test"))  # its I/O threads start on first use
+    server = Endpoint()
+    listener = network.listen("127.0.0.1:0", server)
+    host, port = split_address(listener.address)
+    real_start = threading.Thread.start
+
+    def start(thread):
+        if threading.current_thread().name.startswith("tcp-accept"):
+            raise RuntimeError("can't start new thread")
+        return real_start(thread)
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="mqlab"):
+            monkeypatch.setattr(threading.Thread, "start", start)
+            flood = [socket.create_connection((host, port)) for _ in range(5)]
+            deadline = time.monotonic() + WAIT_S
+            while listener.accept_failures < 5 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            monkeypatch.setattr(threading.Thread, "start", real_start)
+        assert listener.accept_failures == 5
+        assert any("can't start new thread" in r.getMessage() for r in caplog.records)
+        for sock in flood:
+            sock.close()
+        client = Endpoint()
+        conn = network.connect(listener.address, client)
+        conn.send(b"after the flood")
+        server.wait(lambda: server.data() == b"after the flood")
+    finally:
+        network.close()
+
+
+@pytest.mark.spec("NET-22")
+def test_accepting_survives_accept_errors_and_a_failing_accept_handler(net, monkeypatch):
+    class Refuses(Endpoint):
+        def on_accept(self, conn):
+            if not self.closed and not self.accepted:
+                self.accepted.append(None)
+                raise RuntimeError("handler bug")
+            super().on_accept(conn)
+
+    server = Refuses()
+    real_accept = socket.socket.accept
+    errors = iter([OSError(errno.EMFILE, "Too many open files")] * 3)
+
+    def accept(sock):
+        error = next(errors, None)
+        if error is not None:
+            raise error
+        return real_accept(sock)
+
+    monkeypatch.setattr(socket.socket, "accept", accept)
+    listener = net.listen("127.0.0.1:0", server)
+    first = net.connect(listener.address, Endpoint())  # waits in the backlog while accept() fails
+    server.wait(lambda: server.closed)  # accepted at last, then closed: its accept handler raised
+    assert listener.accept_failures == 3
+    second = net.connect(listener.address, Endpoint())
+    second.send(b"served")
+    server.wait(lambda: server.data() == b"served")
+    first.close()
