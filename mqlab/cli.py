@@ -62,6 +62,12 @@ def _cmd_record(args: argparse.Namespace) -> int:
     """Decode the CommitLog records of a segment file, from an offset, field by field."""
     path = Path(args.file)
     data = path.read_bytes()
+    if args.count < 1:
+        raise ValueError(f"--count must be at least 1, not {args.count}")
+    if not data:
+        raise ValueError(f"{path} is empty: there is no record to decode")
+    if not 0 <= args.offset < len(data):
+        raise ValueError(f"--offset {args.offset} is outside {path}, whose bytes are at offsets 0..{len(data) - 1}")
     pos, shown = args.offset, 0
     base = int(path.name) if path.name.isdigit() else 0
     while pos < len(data) and shown < args.count:
@@ -147,6 +153,8 @@ def _cmd_store_verify(args: argparse.Namespace) -> int:
     """Check every on-disk invariant of a store directory; exit 1 when something is wrong."""
     from mqlab.store.store_verifier import verify_store
 
+    if Path(args.store_dir).exists() and not Path(args.store_dir).is_dir():
+        raise ValueError(f"{args.store_dir} is a file, not a store directory (mqlab store inspect decodes one file)")
     report = verify_store(args.store_dir, max_hash_slot_num=args.max_hash_slot_num)
     if args.json:
         print(
@@ -165,6 +173,12 @@ def _cmd_store_inspect(args: argparse.Namespace) -> int:
 
     path = Path(args.path)
     kind = args.kind or _guess_kind(path)
+    if kind in ("commitlog", "consumequeue") and not path.name.isdigit():
+        # The offsets a row shows start from the file's first offset, which only the file's name records.
+        raise ValueError(
+            f"{path}: a {kind} file is named by its first offset (20 digits, e.g. 00000000000000000000), "
+            f"not {path.name!r}; copy it under that name to inspect it"
+        )
     if kind == "commitlog":
         rows = [asdict(r) for r in si.file_records(path)]
     elif kind == "consumequeue":
@@ -324,7 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     broker.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     broker.set_defaults(func=_cmd_broker)
     quick = sub.add_parser("quickstart", help="name server + broker + producer + push consumer in one process")
-    quick.add_argument("--store", default="mqlab-store", help="where the cluster keeps its files (removed first)")
+    quick.add_argument(
+        "--store", default="mqlab-store", help="a new or empty directory, or an earlier quickstart's (replaced)"
+    )
     quick.add_argument("--messages", type=int, default=128, help="messages to send and consume")
     quick.add_argument("--mode", choices=["real", "simulated"], default="real", help="threads + TCP, or a simulation")
     quick.add_argument("--seed", type=int, default=0, help="seed of the simulated world")

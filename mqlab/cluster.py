@@ -15,7 +15,6 @@ With ``slaves=N`` each broker name also gets N slaves (``brokerRole=SLAVE``, ``b
 
 from __future__ import annotations
 
-import shutil
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 from mqlab.broker.broker_controller import BrokerController
 from mqlab.common.broker_config import BrokerConfig
 from mqlab.common.namesrv.namesrv_config import NamesrvConfig
+from mqlab.common.owned_directory import CLUSTER_LAYOUT, remove_directory
 from mqlab.namesrv.namesrv_controller import NamesrvController
 from mqlab.remoting.netty.netty_client_config import NettyClientConfig
 from mqlab.remoting.netty.netty_server_config import NettyServerConfig
@@ -314,5 +314,11 @@ class Cluster:
         return controller
 
     def remove_files(self) -> None:
-        """Delete the cluster's directory (stores and name server config)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Delete the cluster's directory (stores and name server config), and only if nothing else is in it.
+
+        Raises:
+            ForeignDirectoryError: the directory holds something a cluster does not write (HARD-11); nothing was
+                deleted.
+        """
+        advice = "move it out of the cluster's directory first"
+        remove_directory(self.root, layout=CLUSTER_LAYOUT, advice=advice)

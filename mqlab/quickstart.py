@@ -15,7 +15,6 @@ virtual world, so its output is the same on every run.
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from mqlab.client.producer.send_status import SendStatus
 from mqlab.cluster import Cluster
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.message.message import Message
+from mqlab.common.owned_directory import CLUSTER_LAYOUT, claim_directory
 
 TOPIC = "TopicTest"
 TAG = "TagA"
@@ -36,6 +36,7 @@ KEYS = "OrderID188"
 BODY = b"Hello world"
 PRODUCER_GROUP = "please_rename_unique_group_name"  # the example's group names
 CONSUMER_GROUP = "please_rename_unique_group_name_4"
+STORE_ADVICE = "--store takes a new or empty directory, or one holding only an earlier quickstart's stores"
 
 
 class QuickstartError(RuntimeError):
@@ -71,19 +72,22 @@ def run_quickstart(
     timeout_s: float = 60.0,
     out: TextIO,
 ) -> QuickstartResult:
-    """Run the quickstart under ``root`` (its cluster directory is removed first) and print each step to ``out``.
+    """Run the quickstart under ``root`` and print each step to ``out``.
+
+    ``root`` must be missing, empty, or hold only a cluster's stores (what an earlier quickstart left): only then is
+    its content removed first. Anything else there is left alone and the quickstart refuses to start (HARD-11).
 
     Raises:
         QuickstartError: a send failed or not every message arrived within ``timeout_s`` (virtual seconds when
             simulated).
         ValueError: ``count`` is not positive or ``mode`` is neither ``real`` nor ``simulated``.
+        ForeignDirectoryError: ``root`` holds something a quickstart did not write (named in the message).
     """
     if count <= 0:
         raise ValueError(f"count must be positive, not {count}")
     if mode not in ("real", "simulated"):
         raise ValueError(f"mode must be 'real' or 'simulated', not {mode!r}")
-    root = Path(root)
-    shutil.rmtree(root, ignore_errors=True)
+    root = claim_directory(root, replace=True, layout=CLUSTER_LAYOUT, advice=STORE_ADVICE)
     cluster = Cluster.simulated(root, seed=seed) if mode == "simulated" else Cluster.real(root)
     result = QuickstartResult()
     lock = threading.Lock()

@@ -39,7 +39,9 @@ def _add_chaos_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--max-faults", type=int, default=3, help="at most this many fault windows per run")
     run.add_argument("--spark", action="store_true", help="one Spark task per seed")
     run.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    run.add_argument("--out", type=Path, help="write the verdict rows and the summary here")
+    run.add_argument(
+        "--out", type=Path, help="write the verdict rows and the summary here (new, empty, or an earlier run's --out)"
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_chaos_run)
     replay = commands.add_parser("replay", help="re-run one seed: its fault schedule, timeline and verdict")
@@ -70,6 +72,11 @@ def _cmd_chaos_run(args: argparse.Namespace) -> int:
     workloads = _names(args.workload, WORKLOADS)
     profiles = _names(args.faults, PROFILES, expand_all=False)  # "all" is the profile mixing every kind
     tasks = campaign.tasks_for(campaign.parse_seeds(args.seeds), workloads, profiles, max_faults=args.max_faults)
+    if args.out is not None:  # checked before the campaign runs; only an earlier campaign's output is replaced
+        from mqlab.common.owned_directory import CHAOS_OUT_LAYOUT, claim_directory
+
+        advice = "--out takes a new or empty directory, or one an earlier mqlab chaos run wrote"
+        claim_directory(args.out, replace=True, layout=CHAOS_OUT_LAYOUT, owner="mqlab chaos run", advice=advice)
     if args.spark:
         result = campaign.run_spark(tasks, master=args.master, out=args.out)
     else:

@@ -36,6 +36,7 @@ from mqlab.client.producer.send_status import SendStatus
 from mqlab.cluster import BrokerNode, Cluster
 from mqlab.common.message.message import Message
 from mqlab.common.namesrv.namesrv_config import NamesrvConfig
+from mqlab.common.owned_directory import CHAOS_LAYOUT, claim_directory
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.service_state import ServiceState
 from mqlab.namesrv.namesrv_controller import NamesrvController
@@ -739,15 +740,14 @@ class _ByKey:
 @contextmanager
 def _run_root(root: Path | None) -> Iterator[Path]:
     if root is not None:
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir(parents=True)
-        yield root
+        # Emptied only if it holds nothing but an earlier run's stores (HARD-11); kept afterwards for a look.
+        yield claim_directory(root, replace=True, layout=CHAOS_LAYOUT, advice="give run_seed a new or empty root")
         return
     path = Path(tempfile.mkdtemp(prefix="mqlab-chaos-"))
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)  # the temporary directory made just above, with all in it
 
 
 def run_seed(

@@ -27,6 +27,31 @@ def check_group(group: str | None) -> None:
         raise MQClientException(failure[1])
 
 
+def check_path_component(value: str | None, what: str) -> None:
+    """Raise ``MQClientException`` unless ``value`` can be one directory level of a path, and nothing more.
+
+    Java: none. A broadcasting consumer keeps its offsets in ``<store dir>/<clientId>/<group>/offsets.json``, and
+    4.9.3 joins the instance name (inside the client id) without a check, so ``instanceName = "../../x"`` writes
+    outside the store directory. mqlab refuses a value that is empty, ``.`` or ``..``, or holds a separator or NUL
+    (see docs/spec/hardening.md).
+    """
+    if value is None or not topic_validator.is_safe_path_component(value):
+        raise MQClientException(
+            f"the {what} {value!r} names a directory of the offset store, so it must be one path component: "
+            "not empty, '.' or '..', and without '/', '\\' or NUL"
+        )
+
+
+def check_local_offset_store_names(instance_name: str | None, unit_name: str | None) -> None:
+    """The names a BROADCASTING consumer's client id takes into the offset store path (``check_path_component``).
+
+    Java: none (DefaultMQPushConsumerImpl#checkConfig and DefaultLitePullConsumerImpl#checkConfig check neither).
+    """
+    check_path_component(instance_name, "instanceName")
+    if not util_all.is_blank(unit_name):
+        check_path_component(unit_name, "unitName")
+
+
 def check_topic(topic: str | None) -> None:
     """Blank, longer than 127, or illegal characters (4.9.3's order) → ``MQClientException``.
 

@@ -25,7 +25,6 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,14 +41,19 @@ from mqlab.common.message import message_const
 from mqlab.common.message.message import Message
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_decoder import string2message_properties
+from mqlab.common.owned_directory import GENERATED_LAYOUT, claim_directory
 from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.request_code import RequestCode
+from mqlab.common.topic import topic_validator
 from mqlab.runtime import SimulatedWorld
 from mqlab.spark.generate_faults import CRASH_KINDS, CrashBook, CrashSpec, Rec, SegmentWatch, read_commit_log
 from mqlab.store.config.flush_disk_type import FlushDiskType
 
 SHIPPED_SCENARIOS = ("small", "faults", "week", "large")
 MANIFEST = "manifest.json"
+REPLACE_ADVICE = (
+    "pass --replace (replace=True from Python) to replace an earlier gen-store output; it never replaces anything else"
+)
 TICK_MS = 100  # producers decide how many messages to send once per virtual tick
 _WORDS = [
     "order",
@@ -246,7 +250,27 @@ def parse_scenario(text: str, *, seed: int | None = None) -> Scenario:
     return scenario
 
 
+def _validate_names(s: Scenario) -> None:
+    """Topics and groups as the broker and the clients will check them, before a directory is touched.
+
+    Java: TopicValidator#validateTopic and Validators#checkGroup, the checks the run would otherwise fail mid-way
+    (the topic becomes ``consumequeue/<topic>``, a broadcasting group a directory of its offsets).
+    """
+    for i, t in enumerate(s.topics):
+        failure = topic_validator.validate_topic(t.name)
+        if failure is not None:
+            raise ScenarioError(f"topics[{i}]: name {t.name!r}: {failure[1]}")
+        if topic_validator.is_system_topic(t.name):
+            raise ScenarioError(f"topics[{i}]: name {t.name!r} is a system topic; the producers cannot create it")
+    for kind, specs in (("producers", s.producers), ("consumers", s.consumers)):
+        for i, spec in enumerate(specs):
+            failure = topic_validator.validate_group(spec.group)
+            if failure is not None:
+                raise ScenarioError(f"{kind}[{i}]: group {spec.group!r}: {failure[1]}")
+
+
 def _validate(s: Scenario) -> None:
+    _validate_names(s)
     names = {t.name for t in s.topics}
     if not 1 <= s.brokers <= 26:
         raise ScenarioError(f"brokers must be 1..26, got {s.brokers}")
@@ -620,6 +644,7 @@ def generate_store(
 
     Raises:
         FileExistsError: ``out`` holds files and ``replace`` is false.
+        ForeignDirectoryError: ``replace`` is true but ``out`` holds something gen-store did not write (HARD-12).
         ScenarioError: ``workers`` > 1 for a scenario whose brokers share producers and consumers.
     """
     if workers < 1:
@@ -629,12 +654,7 @@ def generate_store(
             f"scenario {scenario.name}: its brokers share producers and consumers, so they run in one world "
             "(set independent_brokers = true to generate them in parallel)"
         )
-    out_path = Path(out)
-    if out_path.exists() and any(out_path.iterdir()):
-        if not replace:
-            raise FileExistsError(f"output directory {os.fspath(out)!r} is not empty (pass replace=True)")
-        shutil.rmtree(out_path)
-    out_path.mkdir(parents=True, exist_ok=True)
+    out_path = claim_directory(out, replace=replace, layout=GENERATED_LAYOUT, advice=REPLACE_ADVICE)
     if scenario.independent_brokers:
         from mqlab.spark.generate_parallel import generate_independent
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mqlab.common.owned_directory import ANALYZE_OUT_LAYOUT, claim_directory
 from mqlab.remoting.protocol import remoting_serializable
 from mqlab.runtime.clock import wall_seconds
 
@@ -425,7 +426,9 @@ def add_analyze_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``analyze`` to the ``mqlab`` parser's subcommands."""
     cmd = sub.add_parser("analyze", help="run the Spark analytics pipeline over stores: Parquet tables and a report")
     cmd.add_argument("roots", nargs="+", metavar="STORE_ROOT", help="a store root or a gen-store output directory")
-    cmd.add_argument("--out", required=True, help="output directory (tables/ and report.md are overwritten)")
+    cmd.add_argument(
+        "--out", required=True, help="output directory: new, empty, or an earlier analyze output (replaced)"
+    )
     cmd.add_argument("--master", default="local[*]", help="local[*] (default), local[N] or spark://HOST:PORT")
     cmd.add_argument("--file-reserved-time", default=DEFAULT_RESERVED, help="expiry what-if: 72h (default), 30s...")
     cmd.add_argument("--now", type=int, help="expiry what-if clock, epoch ms (default: the newest store time)")
@@ -441,7 +444,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     inputs = find_stores(args.roots)
     params = Params(parse_duration_ms(args.file_reserved_time), args.now, args.top_keys)
     check_master(args.master)
-    out = Path(args.out)
+    # Only a new or empty directory, or one an earlier analyze wrote, is emptied and written (HARD-11).
+    advice = "--out takes a new or empty directory, or one an earlier mqlab analyze wrote"
+    out = claim_directory(args.out, replace=True, layout=ANALYZE_OUT_LAYOUT, owner="mqlab analyze", advice=advice)
     started = wall_seconds()
     scratch = out / ".spark-tmp"
     spark = analysis_session(args.master, scratch)
@@ -456,7 +461,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         write_report(result, inputs, params)
     finally:
         spark.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)  # made by this run inside the directory claimed above
     print(
         f"analyzed {len(inputs.brokers)} broker store(s): {len(result.rows)} tables, report in report.md "
         f"({wall_seconds() - started:.1f} s)"

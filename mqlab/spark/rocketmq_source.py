@@ -530,6 +530,8 @@ def _ranges_of(partition: InputPartition) -> tuple[QueueRange, ...]:
 
 def read_ranges(options: SourceOptions, ranges: tuple[QueueRange, ...]) -> Iterator[pa.RecordBatch]:
     """Read one task's ranges in order, through one client (its connections serve every range)."""
+    if not ranges:
+        return  # an empty batch (start == end everywhere): no rows, and no connection
     with options.client() as client:
         for part in ranges:
             yield from read_range(options, part, client)
@@ -629,8 +631,12 @@ class RocketMQBatchReader(DataSourceReader):
         self.ranges = plan(routes, start, end)
 
     def partitions(self) -> list[InputPartition]:
-        """The queue ranges packed into at most ``maxPartitions`` tasks."""
-        return list(pack(self.ranges, self.options.max_partitions))
+        """The queue ranges packed into at most ``maxPartitions`` tasks; one task of no range when nothing is new.
+
+        An empty list would make PySpark invent a partition of its own type (``InputPartition(None)``); the empty
+        task says the same in the source's own type, and reads no rows without connecting to anything.
+        """
+        return list(pack(self.ranges, self.options.max_partitions)) or [QueueRanges(())]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Pull one range."""

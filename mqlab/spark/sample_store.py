@@ -13,7 +13,6 @@ Everything random comes from the world's seeded per-node streams, so a seed fixe
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 from collections import Counter
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message.message import Message
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_record_layout import BLANK_MAGIC_CODE
+from mqlab.common.owned_directory import STORE_LAYOUT, claim_directory
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.runtime import SimulatedWorld
 from mqlab.runtime.runtime import Runtime
@@ -216,7 +216,8 @@ def generate_sample_store(
         messages: how many messages to send.
         commit_log_file_size: bytes per CommitLog segment (64 KiB: several segments, so blank records exist).
         consume_queue_units_per_file: 20-byte units per ConsumeQueue file (small, so busy queues span files).
-        replace: delete ``root`` first if it exists; otherwise a non-empty ``root`` is an error.
+        replace: empty ``root`` first if it holds a store and nothing else (HARD-12); otherwise a non-empty
+            ``root`` is an error.
 
     Returns:
         A summary built from the put results and the blank records on disk.
@@ -224,15 +225,13 @@ def generate_sample_store(
     Raises:
         ValueError: ``messages`` is not positive.
         FileExistsError: ``root`` holds files and ``replace`` is false.
+        ForeignDirectoryError: ``root`` holds something that is not part of a store (named in the message).
         RuntimeError: the store refused a message.
     """
     if messages < 1:
         raise ValueError(f"messages must be at least 1, got {messages}")
-    root_path = Path(root)
-    if root_path.exists() and any(root_path.iterdir()):
-        if not replace:
-            raise FileExistsError(f"store root {os.fspath(root)!r} is not empty (pass replace=True)")
-        shutil.rmtree(root_path)
+    advice = "pass replace=True to replace a store; nothing but a store is ever replaced"
+    root_path = claim_directory(root, replace=replace, layout=STORE_LAYOUT, advice=advice)
 
     world = SimulatedWorld(seed=seed)
     broker = world.runtime("broker-a", ip=BROKER_IP)

@@ -238,6 +238,27 @@ def test_tag_filter_timestamp_start_and_batch_read(spark, namesrv, tmp_path):
         producer.close()
 
 
+@pytest.mark.spec("HARD-16")
+def test_a_batch_read_of_an_empty_range_returns_no_rows(spark, namesrv):
+    topic = "SparkEmptyRangeTopic"
+    admin("updateTopic", "-n", namesrv, "-c", "DefaultCluster", "-t", topic, "-r", "2", "-w", "2")
+    base = {"nameServer": namesrv, "topic": topic}
+    # A topic with no message yet: earliest and latest are both 0 on every queue.
+    assert spark.read.format("rocketmq").options(**base).load().collect() == []
+    producer = Producer(namesrv, "spark_empty_range_producer")
+    try:
+        producer.send(topic, 6)
+    finally:
+        producer.close()
+    rows = spark.read.format("rocketmq").options(**base).load().collect()
+    assert len(rows) == 6
+    assert spark.read.format("rocketmq").options(**base, startingOffsets="latest").load().count() == 0
+    ends = {f"broker-a:{q}": max(r.queue_offset for r in rows if r.queue_id == q) + 1 for q in (0, 1)}
+    same = json.dumps({topic: ends})
+    frame = spark.read.format("rocketmq").options(**base, startingOffsets=same, endingOffsets=same).load()
+    assert frame.collect() == [] and frame.schema == ROCKETMQ_SCHEMA
+
+
 @pytest.mark.spec("STREAM-8")
 def test_commit_offsets_to_broker_shows_the_jobs_lag_in_consumer_progress(spark, namesrv, tmp_path, capsys):
     topic, group = "SparkProgressTopic", "spark_progress_group"
@@ -607,6 +628,16 @@ def test_pulls_ahead_are_used_when_they_guess_right_and_never_change_what_is_rea
     # A tag filter makes the next offset unpredictable: nothing is guessed, and only TagA rows come back.
     pulls, requests, offsets = read_all("8", "TagA")
     assert offsets == list(range(0, 100, 3)) and pulls.sent == 0
+
+
+@pytest.mark.spec("HARD-16")
+def test_an_empty_batch_is_one_task_of_no_range_read_without_connecting():
+    reader = RocketMQBatchReader.__new__(RocketMQBatchReader)  # skip __init__: it asks the name server
+    reader.options = SourceOptions.parse({"nameServer": "127.0.0.1:1", "topic": "T"}, streaming=False)
+    reader.ranges = []
+    (task,) = reader.partitions()
+    assert task.ranges == ()
+    assert list(reader.read(task)) == []  # port 1 would refuse a connection: none is made
 
 
 @pytest.mark.spec("STREAM-19")

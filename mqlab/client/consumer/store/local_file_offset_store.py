@@ -18,6 +18,7 @@ import threading
 from collections.abc import Set
 from pathlib import Path
 
+from mqlab.client import validators
 from mqlab.client.consumer.store.offset_serialize_wrapper import OffsetSerializeWrapper
 from mqlab.client.consumer.store.read_offset_type import ReadOffsetType
 from mqlab.client.exception.mq_client_exception import MQClientException
@@ -39,9 +40,16 @@ class LocalFileOffsetStore:
         client_id: The MQClientInstance id (``clientIP@instanceName``), a directory level of the path.
         group: The consumer group, the next directory level.
         store_dir: The root directory (Java: ``LOCAL_OFFSET_STORE_DIR``).
+
+    Raises:
+        MQClientException: ``client_id`` or ``group`` is not a single path component (empty, ``.``, ``..``, or
+            holding a path separator or NUL), which would put the file outside ``store_dir``.
     """
 
     def __init__(self, client_id: str, group: str, store_dir: str | os.PathLike[str]):
+        # mqlab (HARD-15): each name is one directory level, so the file stays below ``store_dir``.
+        validators.check_path_component(client_id, "client id")
+        validators.check_path_component(group, "consumer group")
         self.client_id = client_id
         self.group_name = group
         self.store_path = Path(store_dir) / client_id / group / OFFSETS_FILE_NAME

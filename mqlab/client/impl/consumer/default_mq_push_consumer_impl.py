@@ -660,6 +660,8 @@ class DefaultMQPushConsumerImpl:
         """
         consumer = self.default_mq_push_consumer
         validators.check_group(consumer.consumer_group)
+        if consumer.message_model is MessageModel.BROADCASTING:  # mqlab (HARD-15): these become directories
+            validators.check_local_offset_store_names(consumer.instance_name, consumer.unit_name)
         if consumer.consumer_group == mix_all.DEFAULT_CONSUMER_GROUP:
             raise MQClientException(
                 f"consumerGroup can not equal {mix_all.DEFAULT_CONSUMER_GROUP}, please specify another one."
