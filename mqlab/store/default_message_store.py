@@ -662,11 +662,16 @@ class DefaultMessageStore:
         return CompletedFuture(value)
 
     def is_os_page_cache_busy(self) -> bool:
-        """The put lock has been held longer than ``osPageCacheBusyTimeOutMills``. Java: #isOSPageCacheBusy."""
+        """The put lock has been held longer than ``osPageCacheBusyTimeOutMills`` (and less than 10,000,000 ms).
+
+        Java: DefaultMessageStore#isOSPageCacheBusy. No lock held means a begin time of 0, so a "held" time of the
+        whole epoch, which the 10,000,000 ms bound rules out; a lock held longer than that (2.8 hours) is not busy
+        either (AUDIT-11).
+        """
         if self.commit_log is None:
             return False
-        begin = self.commit_log.begin_time_in_lock
-        return begin > 0 and self.runtime.now_ms() - begin > self.config.os_page_cache_busy_time_out_mills
+        held = self.runtime.now_ms() - self.commit_log.begin_time_in_lock
+        return held < 10_000_000 and held > self.config.os_page_cache_busy_time_out_mills
 
     # -- dispatch ------------------------------------------------------------------------------------------------
     def do_dispatch(self, request: DispatchRequest) -> None:

@@ -95,3 +95,22 @@ def test_the_delay_of_a_schedule_record_is_read_as_integer_parse_int(make_store,
         assert request.tags_code == 1_000 + 10_000  # level 3: 10 s after the store time
     else:
         assert request.msg_size == -1 and "not a number" in request.reason
+
+
+@pytest.mark.spec("AUDIT-11")
+def test_os_page_cache_busy_only_for_a_lock_held_between_the_timeout_and_10_000_000_ms(tmp_path):
+    from mqlab.runtime import SimulatedWorld
+    from mqlab.store.default_message_store import DefaultMessageStore
+    from tests.store.helpers import small_config
+
+    rt = SimulatedWorld().runtime("n")
+    store = DefaultMessageStore(small_config(tmp_path / "s"), rt)
+    store.load()
+    try:
+        now = rt.now_ms()
+        cases = {0: False, now - 500: False, now - 1001: True, now - 9_999_999: True, now - 10_000_000: False}
+        for begin, busy in cases.items():
+            store.commit_log.begin_time_in_lock = begin
+            assert store.is_os_page_cache_busy() is busy, begin
+    finally:
+        store.shutdown()
