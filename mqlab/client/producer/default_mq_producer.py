@@ -89,11 +89,12 @@ class DefaultMQProducer(ProducerConfig):
             self._enable_msg_trace(customized_trace_topic, rpc_hook)
 
     def _enable_msg_trace(self, customized_trace_topic: str | None, rpc_hook: RPCHook | None) -> None:
-        """A dispatcher of type PRODUCE and the send trace hook.
+        """A dispatcher of type PRODUCE, the send trace hook and the end-transaction trace hook.
 
-        Java: DefaultMQProducer's constructor with ``enableMsgTrace`` (the end-transaction trace hook is left out)
+        Java: DefaultMQProducer's constructor with ``enableMsgTrace``
         """
         from mqlab.client.trace.async_trace_dispatcher import AsyncTraceDispatcher
+        from mqlab.client.trace.hook.end_transaction_trace_hook_impl import EndTransactionTraceHookImpl
         from mqlab.client.trace.hook.send_message_trace_hook_impl import SendMessageTraceHookImpl
         from mqlab.client.trace.trace_dispatcher import Type
 
@@ -103,6 +104,9 @@ class DefaultMQProducer(ProducerConfig):
         dispatcher.host_producer = self.default_mq_producer_impl
         self.trace_dispatcher = dispatcher
         self.default_mq_producer_impl.register_send_message_hook(SendMessageTraceHookImpl(dispatcher, self.runtime))
+        self.default_mq_producer_impl.register_end_transaction_hook(
+            EndTransactionTraceHookImpl(dispatcher, self.runtime)
+        )
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self) -> None:

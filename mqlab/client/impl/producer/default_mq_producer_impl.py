@@ -37,6 +37,7 @@ from mqlab.client import validators
 from mqlab.client.common import client_error_code
 from mqlab.client.exception.mq_broker_exception import MQBrokerException
 from mqlab.client.exception.mq_client_exception import MQClientException
+from mqlab.client.hook.end_transaction_context import EndTransactionContext
 from mqlab.client.hook.send_message_context import SendMessageContext
 from mqlab.client.impl.communication_mode import CommunicationMode
 from mqlab.client.impl.mq_client_manager import MQClientManager, nano_time
@@ -64,6 +65,7 @@ from mqlab.remoting.exception.remoting_timeout_exception import RemotingTimeoutE
 from mqlab.remoting.exception.remoting_too_much_request_exception import RemotingTooMuchRequestException
 
 if TYPE_CHECKING:
+    from mqlab.client.hook.end_transaction_hook import EndTransactionHook
     from mqlab.client.hook.send_message_hook import SendMessageHook
     from mqlab.client.impl.factory.mq_client_instance import MQClientInstance
     from mqlab.client.producer.default_mq_producer import DefaultMQProducer
@@ -179,6 +181,7 @@ class DefaultMQProducerImpl:
         self.id_setter = MessageClientIDSetter.for_runtime(runtime)
         self.check_executor: CheckExecutor | Executor | None = None  # transactional producers only
         self.send_message_hook_list: list[SendMessageHook] = []
+        self.end_transaction_hook_list: list[EndTransactionHook] = []
 
     def _trace(self, event: str, **fields: Any) -> None:
         self.runtime.trace_event(COMPONENT, event, **fields)
@@ -891,6 +894,9 @@ class DefaultMQProducerImpl:
             if local_exception is not None
             else None
         )
+        self.do_execute_end_transaction_hook(
+            msg, send_result.msg_id, broker_addr, local_transaction_state, from_transaction_check=False
+        )
         self._trace(
             "endTransaction",
             addr=broker_addr,
@@ -964,10 +970,51 @@ class DefaultMQProducerImpl:
             else None
         )
         self._trace("checkLocalTransaction", addr=addr, msgId=unique_key, state=state.name)
+        self.do_execute_end_transaction_hook(msg, unique_key, addr, state, from_transaction_check=True)
         try:
             self._factory.mq_client_api_impl.end_transaction_oneway(addr, header, remark, CHECK_ANSWER_TIMEOUT_MILLIS)
         except Exception as exc:  # Java: log.error("endTransactionOneway exception", e)
             self._trace("endTransactionOnewayFailed", error=_describe(exc))
+
+    # -- end-transaction hooks (message traces) -------------------------------------------------------------
+    def register_end_transaction_hook(self, hook: EndTransactionHook) -> None:
+        """Java: DefaultMQProducerImpl#registerEndTransactionHook."""
+        self.end_transaction_hook_list.append(hook)
+
+    def has_end_transaction_hook(self) -> bool:
+        """Java: DefaultMQProducerImpl#hasEndTransactionHook."""
+        return bool(self.end_transaction_hook_list)
+
+    def execute_end_transaction_hook(self, context: EndTransactionContext) -> None:
+        """Every hook, in order; a hook's failure is only recorded. Java: #executeEndTransactionHook."""
+        for hook in self.end_transaction_hook_list:
+            try:
+                hook.end_transaction(context)
+            except Exception as exc:  # Java logs "failed to executeEndTransactionHook"
+                self._trace("endTransactionHookFailed", hook=hook.hook_name(), error=repr(exc))
+
+    def do_execute_end_transaction_hook(
+        self,
+        msg: Message,
+        msg_id: str | None,
+        broker_addr: str | None,
+        state: LocalTransactionState,
+        *,
+        from_transaction_check: bool,
+    ) -> None:
+        """Tell the hooks about a decision about to be sent. Java: DefaultMQProducerImpl#doExecuteEndTransactionHook."""
+        if not self.has_end_transaction_hook():
+            return
+        context = EndTransactionContext(
+            producer_group=self.default_mq_producer.producer_group,
+            broker_addr=broker_addr,
+            message=msg,
+            msg_id=msg_id,
+            transaction_id=msg.transaction_id,
+            transaction_state=state,
+            from_transaction_check=from_transaction_check,
+        )
+        self.execute_end_transaction_hook(context)
 
     # -- admin -----------------------------------------------------------------------------------------------
     def create_topic(self, key: str, new_topic: str, queue_num: int, topic_sys_flag: int = 0) -> None:
