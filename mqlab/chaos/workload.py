@@ -32,7 +32,9 @@ from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeCo
 from mqlab.client.consumer.listener.consume_orderly_status import ConsumeOrderlyStatus
 from mqlab.client.exception.mq_broker_exception import MQBrokerException
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
+from mqlab.client.producer.local_transaction_state import LocalTransactionState
 from mqlab.client.producer.send_status import SendStatus
+from mqlab.client.producer.transaction_mq_producer import TransactionMQProducer
 from mqlab.cluster import BrokerNode, Cluster
 from mqlab.common.message.message import Message
 from mqlab.common.namesrv.namesrv_config import NamesrvConfig
@@ -97,6 +99,9 @@ class WorkloadSpec:
     # At most; the run ends earlier once every acknowledged message is settled. After a name-server loss a group's
     # replacement instance may need two heartbeat and rebalance rounds (30 s, 20 s) before it pulls again.
     quiet_ms: int = 120_000
+    # Transactional sends (TransactionMQProducer): message n commits when n % 3 == 0, rolls back when n % 3 == 1,
+    # and answers UNKNOW when n % 3 == 2, which the broker's check later resolves as a commit.
+    transactions: bool = False
 
 
 WORKLOADS: dict[str, WorkloadSpec] = {
@@ -158,11 +163,22 @@ WORKLOADS: dict[str, WorkloadSpec] = {
             groups=(GroupSpec("GroupHA", instances=2, pull_interval_ms=3000),),
             send_modes=("sync", "sync", "batch", "async"),
         ),
+        WorkloadSpec(
+            "transactions",
+            "one SYNC_FLUSH broker, a clustering group; a transactional producer that commits a third of its "
+            "messages, rolls back a third and leaves a third UNKNOW for the broker's check to commit",
+            brokers=("SYNC_FLUSH",),
+            groups=(GroupSpec("GroupTx", instances=1),),
+            messages=18,
+            transactions=True,
+            quiet_ms=180_000,  # an UNKNOW or a commit the full disk refused waits for the check (every 60 s)
+        ),
     )
 }
 # A SYNC_MASTER may wait slaveTimeout (3 s, also the client's default send timeout) for its slave: a longer client
 # timeout lets the producer see FLUSH_SLAVE_TIMEOUT rather than time out first.
 HA_SEND_TIMEOUT_MS = 10_000
+_DECISION = (LocalTransactionState.COMMIT_MESSAGE, LocalTransactionState.ROLLBACK_MESSAGE, LocalTransactionState.UNKNOW)
 REPLICATED_STATUSES = ("FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE")  # stored on the master, not (yet) on a slave
 
 
@@ -508,9 +524,55 @@ class ChaosRun:
             self.world.schedule(window.start_ms + window.duration_ms, lambda w=window: self._undo(w), name="nemesis")
 
     # -- sends -----------------------------------------------------------------------------------------------
+    def _send_transactional(self, number: int) -> int:
+        """Send ``m<number>`` in a transaction; only a commit the producer decided counts as acknowledged.
+
+        A rollback is recorded as ``failed`` (it must never be consumed), an UNKNOW as ``unknown`` until the broker's
+        check asks and the listener commits it, which the listener records as an acknowledged send.
+        """
+        key = f"m{number}"
+        try:
+            result = self.producer.send_message_in_transaction(Message(TOPIC, "TagA", key, key.encode()), None)
+        except Exception as exc:  # the half message was not stored
+            self._record_send(key, "transaction", None, exc)
+            return 1
+        state = result.local_transaction_state
+        mode = f"transaction-{state.name.lower() if state is not None else 'none'}"
+        if state is LocalTransactionState.COMMIT_MESSAGE:
+            self._record_send(key, mode, result, None)
+        elif state is LocalTransactionState.ROLLBACK_MESSAGE or result.send_status is not SendStatus.SEND_OK:
+            self._record_send(key, mode, None, MQBrokerException(0, "rolled back"))
+        else:
+            self._record_send(key, mode, None, TimeoutError("UNKNOW"))
+        return 1
+
+    def _transaction_listener(self) -> Any:
+        run = self
+
+        class Listener:
+            def execute_local_transaction(self, msg: Message, arg: Any) -> LocalTransactionState:
+                return _DECISION[int((msg.body or b"m0").decode()[1:]) % 3]
+
+            def check_local_transaction(self, msg: Any) -> LocalTransactionState:
+                # the UNKNOW ones commit now: acknowledged from here on (a second check of one key adds nothing)
+                key = msg.body.decode()
+                if not any(s.key == key and s.outcome == "ok" for s in run.history.sends):
+                    run.history.sends.append(
+                        SendRecord(
+                            run.history.next_seq(), run.world.now_ms(), key, "transaction-check", "ok",
+                            msg.broker_name if hasattr(msg, "broker_name") else None, msg.queue_id, None, 0,
+                            "COMMIT_MESSAGE",
+                        )
+                    )  # fmt: skip
+                return LocalTransactionState.COMMIT_MESSAGE
+
+        return Listener()
+
     def _send_one(self, number: int) -> int:
         """Send message ``m<number>`` (or a batch starting there) in a mode drawn from the seed; returns how many."""
         spec = self.workload
+        if spec.transactions:
+            return self._send_transactional(number)
         mode = self.rng.choice(spec.send_modes)
         key = f"m{number}"
         msg = Message(TOPIC, "TagA", key, key.encode())
@@ -549,7 +611,9 @@ class ChaosRun:
         for node in self.cluster.brokers:
             self._hook_commits(node)
         settings: dict[str, Any] = {"send_msg_timeout": HA_SEND_TIMEOUT_MS} if spec.roles else {}
-        self.producer = DefaultMQProducer(
+        if spec.transactions:
+            settings["transaction_listener"] = self._transaction_listener()
+        self.producer = (TransactionMQProducer if spec.transactions else DefaultMQProducer)(
             "ChaosProducer",
             self.cluster.client_runtime("producer"),
             namesrv_addr=self.cluster.namesrv_addr,
@@ -614,6 +678,8 @@ class ChaosRun:
         as acknowledged unless that master's machine was lost.
         """
         acked = {s.key for s in self.history.sends if s.outcome == "ok"}
+        if {s.key for s in self.history.sends if s.mode == "transaction-unknow"} - acked:
+            return False  # an UNKNOW transaction the broker's check has not asked about yet
         acked |= {
             s.key for s in self.history.sends if s.detail in REPLICATED_STATUSES and s.broker not in self._lost_machines
         }
