@@ -307,13 +307,15 @@ class TransactionalMessageServiceImpl:
                     summary.checked.append(i)
                     listener.resolve_half_msg(msg_ext)
                 else:
+                    had_ops = pull_result.msg_found_list is not None
                     # 4.9.3 does not guard this pull: a None here fails the whole run (caught by check).
                     pull_result = self.fill_op_remove_map(  # type: ignore[assignment]
                         remove_map, op_queue, pull_result.next_begin_offset, half_offset, done_op_offset
                     )
-                    # Nothing new in the op queue: the same message is looked at again (a message exactly
-                    # transactionTimeOut old spins here until the clock moves).
-                    stuck = pull_result is not None and pull_result.pull_status is not PullStatus.FOUND
+                    # Two empty op pulls in a row: the same message is looked at again with nothing changed (one
+                    # exactly transactionTimeOut old spins here until the clock moves). After a pull that found op
+                    # messages, the next turn decides with the empty one, as Java's does, without waiting.
+                    stuck = not had_ops and pull_result is not None and pull_result.pull_status is not PullStatus.FOUND
                     if stuck and not self.let_time_pass():
                         break
                     continue
