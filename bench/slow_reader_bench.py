@@ -268,10 +268,10 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
-def heartbeat_frame(client_id: str) -> bytes:
-    """A HEART_BEAT of one consumer of ``GROUP`` subscribed to ``TOPIC``."""
+def heartbeat_frame(client_id: str, group: str = GROUP) -> bytes:
+    """A HEART_BEAT of one consumer of ``group`` subscribed to ``TOPIC``."""
     consumer = ConsumerData(
-        GROUP,
+        group,
         ConsumeType.CONSUME_PASSIVELY,
         MessageModel.CLUSTERING,
         ConsumeFromWhere.CONSUME_FROM_LAST_OFFSET,
@@ -282,11 +282,45 @@ def heartbeat_frame(client_id: str) -> bytes:
     return request.encode()
 
 
+def _read_frame(sock: socket.socket) -> bytes:
+    head = b""
+    while len(head) < 4:
+        chunk = sock.recv(4 - len(head))
+        if not chunk:
+            raise ConnectionError("the broker closed the connection")
+        head += chunk
+    length, parts, got = int.from_bytes(head, "big"), [], 0
+    while got < length:
+        chunk = sock.recv(length - got)
+        if not chunk:
+            raise ConnectionError("the broker closed the connection")
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def call_for_response(client: RawClient, frame: bytes) -> RemotingCommand:
+    """Send ``frame`` and return its answer, reading past requests the broker sends meanwhile.
+
+    A client reads everything: NOTIFY_CONSUMER_IDS_CHANGED comes after a heartbeat changed its group.
+    """
+    client.sock.sendall(frame)
+    while True:
+        command = RemotingCommand.decode(_read_frame(client.sock))
+        if command.is_response_type():
+            return command
+
+
 def connection_round(addr: str, connections: int, seconds: float, round_no: int, threads: int = 10) -> int:
-    """``connections`` connections send heartbeats and pulls in turn for ``seconds``, then close; returns requests."""
+    """``connections`` connections send heartbeats and pulls in turn for ``seconds``, then close; returns requests.
+
+    Connection ``i`` is a new client (a new client id each round) of consumer group ``<GROUP>_<i>``, the same
+    groups every round, so what the broker keeps per group stays the same and only per-connection state comes and
+    goes.
+    """
     clients = [RawClient(addr) for _ in range(connections)]
-    pull = pull_frame(GROUP, TOPIC, 0, 0)
-    beats = [heartbeat_frame(f"127.0.0.1@rss-{round_no}-{i}") for i in range(connections)]
+    pulls = [pull_frame(f"{GROUP}_{i}", TOPIC, 0, 0) for i in range(connections)]
+    beats = [heartbeat_frame(f"127.0.0.1@rss-{round_no}-{i}", f"{GROUP}_{i}") for i in range(connections)]
     done = [0] * threads
     deadline = time.monotonic() + seconds
 
@@ -294,8 +328,9 @@ def connection_round(addr: str, connections: int, seconds: float, round_no: int,
         mine = range(worker, connections, threads)
         while time.monotonic() < deadline:
             for i in mine:
-                clients[i].call(beats[i])
-                clients[i].call(pull)
+                for frame in (beats[i], pulls[i]):
+                    if call_for_response(clients[i], frame).code != ResponseCode.SUCCESS:
+                        raise RuntimeError(f"connection {i}: the broker refused a request")
                 done[worker] += 2
 
     workers = [threading.Thread(target=drive, args=(w,), daemon=True) for w in range(threads)]

@@ -145,8 +145,9 @@ class EventLoop:
         while True:
             try:
                 self._run_once()
-            except Exception:  # a bug in one callback must not stop every connection of this thread
+            except Exception:  # e.g. select() itself failing: log, breathe, go on serving
                 LOG.exception("I/O thread %s: unexpected error, going on", self.name)
+                time.sleep(ACCEPT_POLL_S)
 
     def _run_once(self) -> None:
         for key, mask in self.selector.select():
@@ -155,7 +156,10 @@ class EventLoop:
                     while self._wake_r.recv(4096):
                         pass
                 continue
-            key.data(mask)
+            try:
+                key.data(mask)
+            except Exception:  # one connection's failure must not skip the others' events or the tasks
+                LOG.exception("I/O thread %s: handling %s failed, going on", self.name, key.fileobj)
         with self._lock:
             tasks = list(self._tasks)
             self._tasks.clear()
@@ -312,7 +316,7 @@ class TcpConnection:
         if self.water_mark.senders_wait and not on_io_thread():
             with self._lock:
                 self._writability.wait_for(lambda: self._writable or not self._open)
-                if not self._open and self.pending_bytes:
+                if not self._open:
                     raise NetworkClosedError(f"connection to {self.remote_address} closed while data waited to go")
 
     def _close_for_overflow(self, buffered: int) -> None:
