@@ -128,6 +128,8 @@ JAVA_SETTERS_4_9_3 = {
 # Keys mqlab adds to a class, not in 4.9.3 (each one *stricter than 4.9.3*, documented on its spec page).
 MQLAB_KEYS: dict[type, str] = {
     MessageStoreConfig: "haMaxConnections:int",  # docs/spec/store-ha.md, HA-20
+    NettyServerConfig: "writeBufferHardLimit:int",  # docs/spec/remoting-transport.md, NET-21
+    NettyClientConfig: "writeBufferHardLimit:int",  # docs/spec/remoting-transport.md, NET-21
 }
 
 
