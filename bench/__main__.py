@@ -24,6 +24,7 @@ from bench import summary
 MODULES = (
     "store_bench",
     "client_bench",
+    "slow_reader_bench",
     "chaos_bench",
     "spark_bench",
     "streaming_bench",
