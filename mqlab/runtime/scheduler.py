@@ -93,8 +93,15 @@ class Scheduler(Protocol):
         """Run ``fn`` after ``initial_delay_ms`` and then ``delay_ms`` after each run ends."""
         ...
 
-    def new_executor(self, name: str, threads: int) -> Executor:
-        """A task pool of ``threads`` workers (in simulation tasks run one at a time, in submission order)."""
+    def new_executor(
+        self, name: str, threads: int, *, core_threads: int | None = None, queue_capacity: int = 0
+    ) -> Executor:
+        """A task pool of ``threads`` workers (in simulation tasks run one at a time, in submission order).
+
+        With ``core_threads``, the pool grows as Java's ``ThreadPoolExecutor`` does: a thread per task up to
+        ``core_threads``, then tasks queue, and only a task that finds ``queue_capacity`` tasks already waiting
+        starts another thread, up to ``threads``. Without it, a task starts a thread whenever none is idle.
+        """
         ...
 
     def new_future(self) -> Future[Any]:

@@ -235,8 +235,10 @@ class SimScheduler:
         """Run ``delay_ms`` after each run ends."""
         return self._periodic(initial_delay_ms, lambda started: delay_ms, fn, name)
 
-    def new_executor(self, name: str, threads: int) -> SimExecutor:
-        """A deterministic task queue standing in for a thread pool."""
+    def new_executor(
+        self, name: str, threads: int, *, core_threads: int | None = None, queue_capacity: int = 0
+    ) -> SimExecutor:
+        """A deterministic task queue standing in for a thread pool (no threads: the sizes change nothing)."""
         return SimExecutor(self.world, name, threads)
 
     def new_future(self) -> SimFuture[Any]:

@@ -100,15 +100,21 @@ _STOP = object()  # tells a pool thread to exit
 class ThreadExecutor:
     """A named thread pool of at most ``threads`` threads, started as tasks arrive (as ``ThreadPoolExecutor``).
 
-    Tasks wait in one queue; a thread is started when a task arrives and no thread is idle. After ``shutdown``,
+    Tasks wait in one queue; a thread is started when a task arrives and no thread is idle. With ``core_threads``
+    the pool grows as Java's ``ThreadPoolExecutor`` with a bounded queue does: a new thread for each task until
+    ``core_threads`` run, then tasks wait, and a task that finds ``queue_capacity`` tasks already waiting starts
+    another thread, up to ``threads`` (Java's new thread runs that task first; here it takes the oldest waiting
+    one, which changes the order, not the count). After ``shutdown``,
     ``submit`` raises ``RuntimeError`` (Java: ``RejectedExecutionException``) and the threads exit once the queue
     is drained. (``concurrent.futures.ThreadPoolExecutor`` does the same with a future, a condition variable and
     a semaphore per task; a consumer submits a task per message, so this pool keeps only what the runtime uses.)
     """
 
-    def __init__(self, name: str, threads: int):
+    def __init__(self, name: str, threads: int, *, core_threads: int | None = None, queue_capacity: int = 0):
         self.name = name
         self._max_threads = max(1, threads)
+        self._core_threads = None if core_threads is None else min(max(0, core_threads), self._max_threads)
+        self._queue_capacity = max(0, queue_capacity)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -133,13 +139,29 @@ class ThreadExecutor:
             if self._shutdown:
                 raise RuntimeError(f"executor {self.name} is shut down")
             self._queue.put(task)
-            if self._idle or len(self._threads) >= self._max_threads:
+            if not self._should_grow():
                 return future
             thread = threading.Thread(target=self._work, name=f"{self.name}_{len(self._threads)}", daemon=True)
             self._threads.append(thread)
             self._idle.append(thread)  # idle until it takes its first task
         thread.start()
         return future
+
+    def _should_grow(self) -> bool:
+        """Whether the task just queued starts a thread (called under the lock)."""
+        started = len(self._threads)
+        if started >= self._max_threads:
+            return False
+        if self._core_threads is None:
+            return not self._idle
+        if started < self._core_threads:
+            return True
+        return not self._idle and self._queue.qsize() > self._queue_capacity  # the queue was full
+
+    @property
+    def thread_count(self) -> int:
+        """Threads started so far (they live until ``shutdown``)."""
+        return len(self._threads)
 
     def _work(self) -> None:
         # The idle list changes by single append/pop calls, which need no lock: a worker that wakes up must not
@@ -264,9 +286,11 @@ class ThreadScheduler:
         return self._push(initial_delay_ms, fn, name, lambda started: delay_ms)
 
     # -- executors, futures, sleeping ----------------------------------------------------------------------------
-    def new_executor(self, name: str, threads: int) -> ThreadExecutor:
-        """A real thread pool."""
-        return ThreadExecutor(name, threads)
+    def new_executor(
+        self, name: str, threads: int, *, core_threads: int | None = None, queue_capacity: int = 0
+    ) -> ThreadExecutor:
+        """A real thread pool (see ``Scheduler.new_executor`` for how it grows)."""
+        return ThreadExecutor(name, threads, core_threads=core_threads, queue_capacity=queue_capacity)
 
     def new_future(self) -> ThreadFuture[Any]:
         """A thread-safe future."""

@@ -766,8 +766,10 @@ class DefaultMQProducerImpl:
     def init_transaction_env(self) -> None:
         """Make the check executor: the producer's ``executor_service`` if set, else a bounded one.
 
-        The bounded one has ``check_thread_pool_max_size`` (1) thread and a queue of ``check_request_hold_max``
-        (2000) that refuses more.
+        The bounded one grows as 4.9.3's ``ThreadPoolExecutor`` does: ``check_thread_pool_min_size`` (1) core
+        threads, then a queue of ``check_request_hold_max`` (2000), then more threads up to
+        ``check_thread_pool_max_size`` (1) once the queue is full, and a task beyond all that is refused
+        (AUDIT-13).
 
         Java: DefaultMQProducerImpl#initTransactionEnv
         """
@@ -775,9 +777,14 @@ class DefaultMQProducerImpl:
         if getattr(producer, "executor_service", None) is not None:
             self.check_executor = producer.executor_service
         else:
-            threads = producer.check_thread_pool_max_size
-            executor = self.runtime.scheduler.new_executor("TransactionCheckThread_", threads)
-            self.check_executor = CheckExecutor(executor, threads, producer.check_request_hold_max)
+            threads, capacity = producer.check_thread_pool_max_size, producer.check_request_hold_max
+            executor = self.runtime.scheduler.new_executor(
+                "TransactionCheckThread_",
+                threads,
+                core_threads=producer.check_thread_pool_min_size,
+                queue_capacity=capacity,
+            )
+            self.check_executor = CheckExecutor(executor, threads, capacity)
 
     def destroy_transaction_env(self) -> None:
         """Java: DefaultMQProducerImpl#destroyTransactionEnv."""
