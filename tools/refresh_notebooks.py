@@ -32,7 +32,31 @@ def refresh(path: Path, timeout_s: int = 900) -> None:
     client.execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nbformat.write(notebook, path)
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Join consecutive ``stream`` outputs of the same name into one, as a reader sees them.
+
+    The kernel sends stdout in chunks whose boundaries depend on timing, so the same cell can be stored as one
+    output or as several; nbval joins them before comparing, and this keeps the stored files from changing with
+    the chunking.
+    """
+    joined: list = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = previous["text"] + output["text"]
+        else:
+            joined.append(output)
+    return joined
 
 
 def main(argv: list[str] | None = None) -> int:
