@@ -32,6 +32,7 @@ from mqlab.common.topic.topic_validator import RMQ_SYS_SCHEDULE_TOPIC
 from mqlab.runtime.scheduler import CompletedFuture
 from mqlab.store.append_message_status import AppendMessageStatus
 from mqlab.store.commit_real_time_service import CommitRealTimeService
+from mqlab.store.config.broker_role import BrokerRole
 from mqlab.store.config.flush_disk_type import FlushDiskType
 from mqlab.store.config.message_store_config import MULTI_PATH_SPLITTER
 from mqlab.store.default_append_message_callback import DefaultAppendMessageCallback
@@ -72,6 +73,7 @@ _APPEND_OK = AppendMessageStatus.PUT_OK
 _PUT_OK = PutMessageStatus.PUT_OK  # read once per put: an Enum class attribute is a descriptor call in 3.11
 _SYNC_FLUSH = FlushDiskType.SYNC_FLUSH
 _END_OF_FILE = AppendMessageStatus.END_OF_FILE
+_SYNC_MASTER = BrokerRole.SYNC_MASTER  # read once per put, like the members above
 
 
 class CommitLog:
@@ -197,7 +199,9 @@ class CommitLog:
         Java: CommitLog#asyncPutMessage
         """
         msg.store_timestamp = self._now_ms()
-        msg.body_crc = util_all.crc32(msg.body)
+        body = msg.body
+        # UtilAll#crc32, inlined (once per put): zlib-ng's CRC with the top bit cleared, 0 for no body.
+        msg.body_crc = _crc32(body) & _INT_MAX if body else 0
         if self.schedule_message_service is not None:
             self.handle_delay_level(msg)
         if msg.born_host.is_ipv6:
@@ -279,9 +283,11 @@ class CommitLog:
         # an ASYNC_MASTER (or a store without an HA service) has nothing to wait for and answers at once.
         # SYNC_FLUSH waits for the flush, SYNC_MASTER for a slave's acknowledgement (docs/spec/store-ha.md), and
         # both together wait for both.
-        waits = [f for f in (self.submit_flush_request(result, msg), self.submit_replica_request(result, msg)) if f]
-        if not waits:
+        flush_wait = self.submit_flush_request(result, msg)
+        replica_wait = self.submit_replica_request(result, msg)
+        if flush_wait is None and replica_wait is None:  # the common case, without building a list per put
             return CompletedFuture(put_result)
+        waits = [f for f in (flush_wait, replica_wait) if f is not None]
         combined = self.runtime.scheduler.new_future()
         on_done = self._complete_when_all_done(put_result, combined, waits)
         for future in waits:
@@ -398,9 +404,11 @@ class CommitLog:
         # UtilAll#crc32, inlined (once per record in reput and recovery)
         if check_crc and body_length > 0 and _crc32(buf[body_start : body_start + body_length]) & _INT_MAX != body_crc:
             return DispatchRequest(-1, False, reason=f"body CRC mismatch in the record at {base + pos}")
+        raw_topic = buf[topic_start : topic_start + topic_length]  # bytes: ``buf`` is a copy or the mapping
+        topic = _TOPIC_CACHE.get(raw_topic) if type(raw_topic) is bytes else None  # _decode_topic's hit, inlined
         return self._dispatch_request(
             total,
-            _decode_topic(buf[topic_start : topic_start + topic_length]),
+            topic if topic is not None else _decode_topic(raw_topic),
             queue_id,
             physical_offset,
             store_timestamp,
@@ -677,10 +685,8 @@ class CommitLog:
 
         Java: CommitLog#submitReplicaRequest (returns ``None`` for "already PUT_OK")
         """
-        from mqlab.store.config.broker_role import BrokerRole
-
         ha_service = self.ha_service
-        if ha_service is None or self.config.broker_role is not BrokerRole.SYNC_MASTER:
+        if ha_service is None or self.config.broker_role is not _SYNC_MASTER:
             return None
         if not msg.is_wait_store_msg_ok():
             return None

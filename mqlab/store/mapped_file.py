@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mqlab.common.message.message_ext_batch import MessageExtBatch
 from mqlab.store.append_message_result import AppendMessageResult
 from mqlab.store.append_message_status import AppendMessageStatus
 from mqlab.store.reference_resource import ReferenceResource
@@ -55,12 +56,22 @@ def last_non_zero(buf: Any, start: int, end: int, chunk: int = 1 << 20) -> int:
 
 
 class AppendMessageCallback(Protocol):
-    """Writes one message (or batch) at ``position`` of ``buffer``; Java: AppendMessageCallback."""
+    """Writes one message (or batch) at ``position`` of ``buffer``; Java: AppendMessageCallback.
 
-    def do_append(
+    Java's interface has two ``doAppend`` overloads, one per message kind, and ``MappedFile`` picks one by the
+    message's class; Python has no overloads, so each kind has its own name.
+    """
+
+    def do_append_single(
         self, file_from_offset: int, buffer: Any, position: int, max_blank: int, msg: Any
     ) -> AppendMessageResult:
-        """Encode ``msg`` into ``buffer`` at ``position`` with ``max_blank`` bytes left in the file."""
+        """Write one message's record into ``buffer`` at ``position`` with ``max_blank`` bytes left in the file."""
+        ...
+
+    def do_append_batch(
+        self, file_from_offset: int, buffer: Any, position: int, max_blank: int, batch: Any
+    ) -> AppendMessageResult:
+        """Write every record of a batch, or none."""
         ...
 
 
@@ -225,13 +236,15 @@ class MappedFile(ReferenceResource):
     def append_message(self, msg: Any, callback: AppendMessageCallback) -> AppendMessageResult:
         """Let ``callback`` write one message (or a batch) at the wrote position.
 
-        Java: MappedFile#appendMessage / #appendMessages → #appendMessagesInner
+        Java: MappedFile#appendMessage / #appendMessages → #appendMessagesInner, which picks the callback's
+        ``doAppend`` overload by the message's class, as this does by name
         """
         current_pos = self.wrote_position
         if current_pos >= self.file_size:
             return AppendMessageResult(AppendMessageStatus.UNKNOWN_ERROR)
         buffer = self.write_buffer if self.write_buffer is not None else self.mapped_byte_buffer
-        result = callback.do_append(self.file_from_offset, buffer, current_pos, self.file_size - current_pos, msg)
+        do_append = callback.do_append_batch if isinstance(msg, MessageExtBatch) else callback.do_append_single
+        result = do_append(self.file_from_offset, buffer, current_pos, self.file_size - current_pos, msg)
         self.wrote_position += result.wrote_bytes
         store_timestamp = self.store_timestamp = result.store_timestamp
         # The store time was read from the runtime's clock just before, under the put lock: reuse it.

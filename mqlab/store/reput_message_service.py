@@ -66,6 +66,15 @@ class ReputMessageService(ServiceThread):
         """Whether there is something to dispatch. Java: ReputMessageService#isCommitLogAvailable."""
         return self.reput_from_offset < self.commit_log.get_max_offset()
 
+    def is_idle(self) -> bool:
+        """Whether a round would dispatch nothing and move nothing: all of the CommitLog is dispatched.
+
+        Java: none (``ServiceThread.is_idle``: lets the simulator skip the idle 1 ms rounds).
+        """
+        reput_from_offset = self.reput_from_offset
+        commit_log = self.commit_log
+        return commit_log.get_min_offset() <= reput_from_offset >= commit_log.get_max_offset()
+
     def run_once(self) -> int:
         """Dispatch everything new; returns the number of records dispatched.
 
@@ -84,22 +93,23 @@ class ReputMessageService(ServiceThread):
             result = commit_log.get_data(self.reput_from_offset, max_size=chunk)
             if result is None:
                 break
-            self.reput_from_offset = result.start_offset
+            start_offset = self.reput_from_offset = result.start_offset
             data, read_size = result.data, 0
             end = len(data)
             capped = end == chunk  # more may follow in the segment: a record at the end may be cut in two
+            # Looked up once per window, not once per record: the same bound methods and listener each time.
+            check, do_dispatch = commit_log.check_message_and_return_size, self.do_dispatch
+            notify = self._notify_arriving if self.message_arriving_listener is not None else None
             while read_size < end and do_next:
-                request = commit_log.check_message_and_return_size(
-                    data, read_size, False, False, base=result.start_offset
-                )
+                request = check(data, read_size, False, False, base=start_offset)
                 if not request.success and capped and self._cut_at_chunk_end(data, read_size):
                     break  # read again from this record: the next chunk starts with it
                 size = request.msg_size if request.buffer_size == -1 else request.buffer_size
                 if request.success:
                     if size > 0:
-                        self.do_dispatch(request)
-                        if self.message_arriving_listener is not None:  # checked here too: no call without one
-                            self._notify_arriving(request)
+                        do_dispatch(request)
+                        if notify is not None:  # no call at all without a listener
+                            notify(request)
                         self.reput_from_offset += size
                         read_size += size
                         dispatched += 1

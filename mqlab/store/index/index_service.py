@@ -208,9 +208,17 @@ class IndexService:
 
         Java: IndexService#buildIndex
         """
-        index_file = self.retry_get_and_create_index_file()
-        if index_file is None:
-            return
+        # The last file while it has room, read without the lock: Java takes the read lock for this one read and
+        # releases it before putKey, and taking the last element of a list is one atomic step here. Only a missing
+        # or full file goes through IndexService#retryGetAndCreateIndexFile (the lock, the creation, the retries).
+        try:
+            index_file = self.index_file_list[-1]
+        except IndexError:
+            index_file = None
+        if index_file is None or index_file.is_write_full():
+            index_file = self.retry_get_and_create_index_file()
+            if index_file is None:
+                return
         if req.commit_log_offset < index_file.end_phy_offset:
             return
         if req.sys_flag & _ROLLBACK == _ROLLBACK:  # MessageSysFlag#getTransactionValue, with a plain int mask
