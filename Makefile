@@ -30,11 +30,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# XDIST=-n0 runs a tier in one process; the default spreads whole files over two workers (a file's tests, and a
+# notebook's cells, stay together and in order).
+XDIST ?= -n 2 --dist loadfile
+
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not spark"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not spark"
 
 notebooks: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env notebooks/
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) --nbval --nbval-current-env notebooks/
 
 # Re-execute the notebooks in place after a change to code they show or print (NB="notebooks/01-x.ipynb" for one).
 refresh-notebooks: $(STAMP)
