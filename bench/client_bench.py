@@ -131,8 +131,12 @@ class Process:
 
 
 @contextmanager
-def real_servers(work: Path) -> Iterator[tuple[str, Process]]:
-    """``mqlab namesrv`` and ``mqlab broker`` (ASYNC_FLUSH, defaults otherwise) under ``work``."""
+def real_servers(work: Path, **broker_settings: object) -> Iterator[tuple[str, Process]]:
+    """``mqlab namesrv`` and ``mqlab broker`` (ASYNC_FLUSH, defaults otherwise) under ``work``.
+
+    Yields the name server's address and the broker process; ``broker_settings`` are more broker.conf keys.
+    """
+    work.mkdir(parents=True, exist_ok=True)
     (work / "namesrv.properties").write_text(f"kvConfigPath={work / 'kvConfig.json'}\nlistenPort=0\n")
     namesrv = Process(["-m", "mqlab", "namesrv", "-c", str(work / "namesrv.properties")], "boot success")
     broker = None
@@ -149,6 +153,7 @@ def real_servers(work: Path) -> Iterator[tuple[str, Process]]:
             "storePathRootDir": store,
             "storePathCommitLog": store / "commitlog",
             "flushDiskType": "ASYNC_FLUSH",
+            **broker_settings,
         }
         (work / "broker.conf").write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
         broker = Process(["-m", "mqlab", "broker", "-c", str(work / "broker.conf")], "boot success")

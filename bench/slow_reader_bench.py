@@ -30,7 +30,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import summary
+from bench import client_bench, summary
 from bench.client_bench import Process, RawClient, _code_of, pull_frame, send_frame
 from mqlab.common.consumer.consume_from_where import ConsumeFromWhere
 from mqlab.common.filter.filter_api import build_subscription_data
@@ -70,39 +70,10 @@ SMOKE = Scale("smoke", consumers=4, pulls_each=5, stalled_pulls=100, rss_rounds=
 # -- servers -------------------------------------------------------------------------------------------------------
 @contextmanager
 def real_servers(work: Path, **broker_settings: object) -> Iterator[tuple[str, Process]]:
-    """``mqlab namesrv`` and ``mqlab broker`` (small store files, ASYNC_FLUSH) under ``work``.
-
-    Yields the broker's address and process; ``broker_settings`` are more broker.conf keys.
-    """
-    work.mkdir(parents=True, exist_ok=True)
-    (work / "namesrv.properties").write_text(f"kvConfigPath={work / 'kvConfig.json'}\nlistenPort=0\n")
-    namesrv = Process(["-m", "mqlab", "namesrv", "-c", str(work / "namesrv.properties")], "boot success")
-    broker = None
-    try:
-        namesrv_addr = f"127.0.0.1:{int(namesrv.line.rsplit(':', 1)[1].strip().rstrip(')'))}"
-        store = work / "store"
-        settings = {
-            "brokerClusterName": "DefaultCluster",
-            "brokerName": "broker-a",
-            "brokerId": 0,
-            "listenPort": 0,
-            "brokerIP1": "127.0.0.1",
-            "namesrvAddr": namesrv_addr,
-            "storePathRootDir": store,
-            "storePathCommitLog": store / "commitlog",
-            "flushDiskType": "ASYNC_FLUSH",
-            "mappedFileSizeCommitLog": 16 * 1024 * 1024,
-            "maxHashSlotNum": 1000,
-            "maxIndexNum": 4000,
-            **broker_settings,
-        }
-        (work / "broker.conf").write_text("".join(f"{key}={value}\n" for key, value in settings.items()))
-        broker = Process(["-m", "mqlab", "broker", "-c", str(work / "broker.conf")], "boot success")
-        yield broker.line.split(", ", 1)[1].split("]", 1)[0], broker
-    finally:
-        if broker is not None:
-            broker.stop()
-        namesrv.stop()
+    """``client_bench.real_servers`` with small store files; yields the broker's address and process."""
+    small = {"mappedFileSizeCommitLog": 16 * 1024 * 1024, "maxHashSlotNum": 1000, "maxIndexNum": 4000}
+    with client_bench.real_servers(work, **{**small, **broker_settings}) as (_namesrv_addr, broker):
+        yield client_bench.broker_address(broker), broker
 
 
 def fill(addr: str, count: int = MESSAGES) -> None:
