@@ -28,7 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.types import (
     BinaryType,
     BooleanType,
@@ -61,6 +63,7 @@ from mqlab.common.message.message_record_layout import (
     host_from_field,
     position_of,
 )
+from mqlab.spark import record_columns
 from mqlab.store.consume_queue import BLANK_UNIT, CQ_STORE_UNIT_SIZE, UNIT
 
 FILE_NAME = re.compile(r"^\d{20}$")  # a store file is named after its start offset (Java: UtilAll#offset2FileName)
@@ -333,29 +336,40 @@ def iter_range_records(
         end = min(commitlog_range.end, size)
         pos = commitlog_range.start
         while pos < end and pos + 4 <= size:
-            try:
-                record = _next_record(buf, pos, size, segment, check_crc)
-                if record is None and mode is ReadMode.PERMISSIVE and _TOTAL.unpack_from(buf, pos)[0] == 0:
-                    resume = next_record_start(buf, pos, segment, check_crc=check_crc)
-                    if resume is not None:
-                        raise MessageFormatError(
-                            f"TOTALSIZE is 0 but a record starts at CommitLog offset {segment.start_offset + resume}",
-                            field="TOTALSIZE",
-                            position=segment.start_offset + pos,
-                            where=_where(segment, segment.start_offset + pos),
-                        )
-            except MessageFormatError as exc:
-                if mode is ReadMode.FAILFAST:
-                    raise
-                resume = next_record_start(buf, pos + 1, segment, check_crc=check_crc)
-                stop = end if resume is None else min(resume, end)
-                yield CorruptSpan(segment, pos, stop - pos, exc)
-                pos = stop
-                continue
-            if record is None:
+            item, pos = _step(buf, pos, end, segment, mode, check_crc)
+            if item is None:
                 return
-            yield record
-            pos += record.total_size
+            yield item
+
+
+def _step(
+    buf, pos: int, end: int, segment: CommitLogSegment, mode: ReadMode, check_crc: bool
+) -> tuple[RawRecord | CorruptSpan | None, int]:
+    """The item at ``pos`` (a record, or a corrupt span in PERMISSIVE mode) and where the next one starts.
+
+    ``(None, pos)`` where the segment's data ends (the blank record or unwritten space).
+    """
+    size = len(buf)
+    try:
+        record = _next_record(buf, pos, size, segment, check_crc)
+        if record is None and mode is ReadMode.PERMISSIVE and _TOTAL.unpack_from(buf, pos)[0] == 0:
+            resume = next_record_start(buf, pos, segment, check_crc=check_crc)
+            if resume is not None:
+                raise MessageFormatError(
+                    f"TOTALSIZE is 0 but a record starts at CommitLog offset {segment.start_offset + resume}",
+                    field="TOTALSIZE",
+                    position=segment.start_offset + pos,
+                    where=_where(segment, segment.start_offset + pos),
+                )
+    except MessageFormatError as exc:
+        if mode is ReadMode.FAILFAST:
+            raise
+        resume = next_record_start(buf, pos + 1, segment, check_crc=check_crc)
+        stop = end if resume is None else min(resume, end)
+        return CorruptSpan(segment, pos, stop - pos, exc), stop
+    if record is None:
+        return None, pos
+    return record, pos + record.total_size
 
 
 _TOTAL = struct.Struct(">i")
@@ -594,7 +608,7 @@ def _array(values, arrow_type: pa.DataType) -> pa.Array:
     )
 
 
-def commitlog_batches(
+def commitlog_batches_by_record(
     source: CommitLogSegment | CommitLogRange,
     *,
     mode: ReadMode = ReadMode.FAILFAST,
@@ -602,9 +616,9 @@ def commitlog_batches(
     batch_rows: int = DEFAULT_BATCH_ROWS,
     record_filter: RecordFilter | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """The records of a segment or a range as Arrow batches of at most ``batch_rows`` rows.
+    """``commitlog_batches`` the plain way: ``iter_range_records``, one Python row per record.
 
-    Corrupt spans (PERMISSIVE) are rows too, whatever ``record_filter`` says: only Spark decides on them.
+    The reference the fast path is tested against, and the shortest statement of what a row holds.
     """
     commitlog_range = source if isinstance(source, CommitLogRange) else CommitLogRange(source, 0, source.size)
     keep = None if record_filter is None or record_filter.is_empty else record_filter.accepts
@@ -622,6 +636,162 @@ def commitlog_batches(
             rows = _CommitLogRows()
     if len(rows):
         yield _to_batch(rows.columns, COMMITLOG_ARROW_SCHEMA)
+
+
+def commitlog_batches(
+    source: CommitLogSegment | CommitLogRange,
+    *,
+    mode: ReadMode = ReadMode.FAILFAST,
+    check_crc: bool = True,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    record_filter: RecordFilter | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """The records of a segment or a range as Arrow batches of at most ``batch_rows`` rows.
+
+    Windows of up to ``batch_rows`` records are decoded at once (``record_columns``); where a window stops at a
+    record it does not accept as is, that one item goes through ``iter_range_records``' step (``decode_raw``),
+    which raises its named error (FAILFAST) or makes it a corrupt span (PERMISSIVE), or finds the data's end. The
+    rows are those of ``commitlog_batches_by_record``. Corrupt spans (PERMISSIVE) are rows too, whatever
+    ``record_filter`` says: only Spark decides on them.
+    """
+    commitlog_range = source if isinstance(source, CommitLogRange) else CommitLogRange(source, 0, source.size)
+    segment = commitlog_range.segment
+    if segment.size == 0 or commitlog_range.start >= commitlog_range.end:
+        return
+    keep = None if record_filter is None or record_filter.is_empty else record_filter
+    buf = _map(segment.path)  # unmapped when the last array viewing it is gone (after the last batch)
+    window = _WindowReader(buf, segment, check_crc)
+    size = len(buf)
+    end = min(commitlog_range.end, size)
+    pos = commitlog_range.start
+    slow = _CommitLogRows()  # rows of items the step decided, kept in order with the windows' rows
+    while pos < end and pos + 4 <= size:
+        starts, _ = record_columns.walk(buf, pos, end, batch_rows)
+        batch, good = window.read(starts, keep) if starts else (None, 0)
+        if good:
+            if len(slow):
+                yield _to_batch(slow.columns, COMMITLOG_ARROW_SCHEMA)
+                slow = _CommitLogRows()
+            if batch.num_rows:
+                yield batch
+            pos = starts[good - 1] + int(window.last_total)
+            continue
+        item, pos = _step(buf, pos, end, segment, mode, check_crc)
+        if item is None:
+            break
+        if isinstance(item, CorruptSpan):
+            slow.add_corrupt(item)
+        elif keep is None or keep.accepts(item):
+            slow.add(item, segment)
+        if len(slow) >= batch_rows:
+            yield _to_batch(slow.columns, COMMITLOG_ARROW_SCHEMA)
+            slow = _CommitLogRows()
+    if len(slow):
+        yield _to_batch(slow.columns, COMMITLOG_ARROW_SCHEMA)
+
+
+_PROPERTIES_TYPE = dict((c.name, c.arrow_type) for c in COMMITLOG_COLUMNS)["properties"]
+# The integer columns the window decodes, with the NumPy type of their Arrow type (int32 or int64).
+_NUMPY_TYPES = {
+    c.name: np.dtype(c.arrow_type.to_pandas_dtype())
+    for c in COMMITLOG_COLUMNS
+    if pa.types.is_integer(c.arrow_type) and c.name not in ("born_timestamp", "store_timestamp")
+}
+
+
+def _window_mask(keep: RecordFilter, ints: dict[str, np.ndarray], topic: pa.Array) -> np.ndarray | None:
+    """``RecordFilter.accepts`` over a window's columns; ``None`` when every record passes."""
+    offset, stamp, queue = ints["physical_offset"], ints["store_timestamp"], ints["queue_id"]
+    mask = np.ones(len(offset), dtype=bool)
+    if keep.offsets is not None:
+        mask &= np.isin(offset, np.fromiter(keep.offsets, dtype=np.int64))
+    for values, low, high in ((offset, keep.min_offset, keep.max_offset), (stamp, keep.min_timestamp,
+                                                                            keep.max_timestamp)):  # fmt: skip
+        if low is not None:
+            mask &= values >= low
+        if high is not None:
+            mask &= values <= high
+    if keep.queue_ids is not None:
+        mask &= np.isin(queue, np.fromiter(keep.queue_ids, dtype=np.int64))
+    if keep.topics is not None:
+        mask &= pc.is_in(topic, pa.array(sorted(keep.topics), pa.string())).to_numpy(zero_copy_only=False)
+    return None if mask.all() else mask
+
+
+def _take(mask: np.ndarray, ints, fields, hosts, topic):
+    rows = np.flatnonzero(mask)
+    return (
+        {name: values[rows] for name, values in ints.items()},
+        {name: (p[rows], n[rows]) for name, (p, n) in fields.items()},
+        {name: (p[rows], n[rows]) for name, (p, n) in hosts.items()},
+        topic.take(pa.array(rows)),
+    )
+
+
+def _map(path: str) -> mmap.mmap:
+    with open(path, "rb") as f:
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+class _WindowReader:
+    """Turns windows of one segment's records into Arrow batches with ``record_columns``."""
+
+    def __init__(self, buf: mmap.mmap, segment: CommitLogSegment, check_crc: bool):
+        self.buf = buf
+        self.arr = np.frombuffer(buf, dtype=np.uint8)
+        self.data = pa.py_buffer(buf)
+        self.segment = segment
+        self.check_crc = check_crc
+        self.hosts: dict[bytes, str] = {}
+        self.last_total = 0
+
+    def read(self, starts: list[int], keep: RecordFilter | None) -> tuple[pa.RecordBatch | None, int]:
+        """The batch of the records the window accepts from ``starts`` on (``keep`` applied), and how many."""
+        w = record_columns.decode_window(
+            self.arr, np.asarray(starts, dtype=np.int64), self.segment.start_offset, check_crc=self.check_crc,
+            buf=self.buf,
+        )  # fmt: skip
+        good = w.good
+        if not good:
+            return None, 0
+        ints = {name: values[:good] for name, values in w.ints.items()}
+        self.last_total = ints["total_size"][-1]
+        fields = {name: (p[:good], n[:good]) for name, (p, n) in w.fields.items()}
+        hosts = {name: (p[:good], n[:good]) for name, (p, n) in w.hosts.items()}
+        topic = record_columns.utf8(self._slices(fields["topic"]))
+        mask = None if keep is None else _window_mask(keep, ints, topic)
+        if mask is not None:
+            ints, fields, hosts, topic = _take(mask, ints, fields, hosts, topic)
+        return self._batch(ints, fields, hosts, topic), good
+
+    def _slices(self, field: tuple[np.ndarray, np.ndarray]) -> pa.Array:
+        return record_columns.slices(self.data, self.arr, field[0], field[1])
+
+    def _batch(self, ints, fields, hosts, topic) -> pa.RecordBatch:
+        n = len(topic)
+        properties = self._slices(fields["properties"])
+        derived = record_columns.properties_columns(properties, _PROPERTIES_TYPE)
+        if derived is None:
+            derived = record_columns.properties_by_record(properties.to_pylist(), _PROPERTIES_TYPE)
+        arrow = {name: pa.array(values.astype(_NUMPY_TYPES[name])) for name, values in ints.items()
+                 if name in _NUMPY_TYPES}  # fmt: skip
+        for name in ("born_timestamp", "store_timestamp"):
+            arrow[name] = pa.array(ints[name] * 1000).view(TIMESTAMP[1])  # ms on disk, µs in Spark
+        columns = {
+            **arrow,
+            **derived,
+            "topic": topic,
+            "born_host": record_columns.host_strings(self.arr, *hosts["born_host"], self.hosts),
+            "store_host": record_columns.host_strings(self.arr, *hosts["store_host"], self.hosts),
+            "body": self._slices(fields["body"]),
+            "msg_id": record_columns.message_ids(self.arr, hosts["store_host"], ints["physical_offset"]),
+            "segment": pa.repeat(self.segment.name, n),
+            "broker": pa.repeat(self.segment.broker, n),
+            "_corrupt": pa.nulls(n, CORRUPT[1]),
+        }
+        return pa.RecordBatch.from_arrays(
+            [columns[f.name] for f in COMMITLOG_ARROW_SCHEMA], schema=COMMITLOG_ARROW_SCHEMA
+        )
 
 
 # -- ConsumeQueue ----------------------------------------------------------------------------------------------
