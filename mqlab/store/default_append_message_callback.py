@@ -52,7 +52,7 @@ class DefaultAppendMessageCallback:
     def do_append(
         self, file_from_offset: int, buffer: Any, position: int, max_blank: int, msg: Any
     ) -> AppendMessageResult:
-        """Dispatch to the single-message or the batch variant.
+        """Dispatch to the single-message or the batch variant (``MappedFile.append_message`` calls them directly).
 
         Java: CommitLog$DefaultAppendMessageCallback#doAppend (both overloads)
         """
