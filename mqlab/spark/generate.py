@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import math
 import os
 import random
@@ -47,6 +46,7 @@ from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.topic import topic_validator
 from mqlab.runtime import SimulatedWorld
+from mqlab.spark import manifest_json
 from mqlab.spark.generate_faults import CRASH_KINDS, CrashBook, CrashSpec, Rec, SegmentWatch, read_commit_log
 from mqlab.store.config.flush_disk_type import FlushDiskType
 
@@ -711,7 +711,8 @@ def generate_store(
         finally:
             if bar is not None:
                 bar.close()
-    (out_path / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", "utf-8")
+    # json.dumps(manifest, indent=1, sort_keys=True), character for character, without its pure-Python indenting.
+    (out_path / MANIFEST).write_text(manifest_json.dumps(manifest) + "\n", "utf-8")
     return manifest
 
 
