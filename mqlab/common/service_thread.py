@@ -72,6 +72,15 @@ class ServiceThread(ABC):
         """
         return  # most services have nothing to do here
 
+    def is_idle(self) -> bool:
+        """Whether a round now would find nothing to do and change nothing, until some other event gives it work.
+
+        Java: none. A promise to the simulator, which then need not run each round of a service that polls (the
+        reput service every millisecond) while nothing else happens (RT-10). It must not depend on the clock: a
+        service whose round looks at the time is never idle in this sense. ``False`` (always run) by default.
+        """
+        return False
+
     @abstractmethod
     def run_once(self) -> Any:
         """One round of the service's work; returns something a notebook can print or a test can check."""

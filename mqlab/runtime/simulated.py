@@ -13,11 +13,10 @@ handler simply nests the loop (events are still taken strictly in heap order, an
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import random
 from collections.abc import Callable
 from datetime import UTC, tzinfo
+from heapq import heapify, heappop, heappush, heapreplace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mqlab.runtime.clock import VirtualClock
@@ -35,31 +34,47 @@ T = TypeVar("T")
 
 # 2022-04-15 05:20:00 UTC: a fixed, readable default start for simulations (any value works).
 DEFAULT_START_MS = 1_650_000_000_000
+# The horizon of a run_until without a timeout: later than any event.
+_NO_DEADLINE = 2**62
 
 
 class SimulationStalledError(RuntimeError):
     """A blocking call waited for something no pending event can bring about."""
 
 
-def _nothing() -> None:
-    """What a cancelled timer runs (never, in fact)."""
+class _Event(list):
+    """A queued event: ``[time_ms, seq, fn]``, or ``[time_ms, seq, fn, driver]`` for a service's round.
 
+    ``fn`` is ``None`` once cancelled. A list, so that the heap compares events in C (time first, then the unique
+    sequence number; ``fn`` is never reached): the comparison is what the simulator does most, millions of times a
+    campaign.
+    """
 
-class _Event:
-    __slots__ = ("cancelled", "fn", "name", "seq", "time_ms")
+    __slots__ = ()
+    # Hashable by identity, as a timer handle is (callers keep handles in sets); two events are never equal anyway,
+    # their sequence numbers differ.
+    __hash__ = object.__hash__  # type: ignore[assignment]
 
-    def __init__(self, time_ms: int, seq: int, fn: Callable[[], Any], name: str):
-        self.time_ms, self.seq, self.fn, self.name = time_ms, seq, fn, name
-        self.cancelled = False
+    @property
+    def time_ms(self) -> int:
+        """Virtual time the event is due."""
+        return self[0]
 
-    def __lt__(self, other: _Event) -> bool:
-        return (self.time_ms, self.seq) < (other.time_ms, other.seq)
+    @property
+    def seq(self) -> int:
+        """Order of scheduling (ties at one time run in this order)."""
+        return self[1]
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether ``cancel`` was called."""
+        return self[2] is None
 
     def cancel(self) -> None:
+        """Never run it."""
         # Drop the callback now: a cancelled timer waits in the heap until its due time, and whatever its callback
         # holds (a closed connection and its buffered bytes) must not wait with it (HARD-8).
-        self.cancelled = True
-        self.fn = _nothing
+        self[2] = None
 
 
 class _PeriodicHandle:
@@ -159,7 +174,14 @@ class SimExecutor:
 
 
 class _ServiceDriver:
-    """Runs one ServiceThread's loop as events: wait → on_wait_end → run_once → wait ..."""
+    """Runs one ServiceThread's loop as events: wait → on_wait_end → run_once → wait ...
+
+    An idle poller (``ServiceThread.is_idle`` after its round) does not run one event per wait when nothing else can
+    happen meanwhile: ``SimulatedWorld._arm_idle`` accounts for the rounds that would find nothing and queues the
+    first one that could matter, with the sequence number it would have had (RT-10).
+    """
+
+    __slots__ = ("pending", "running", "service", "stopped", "world")
 
     def __init__(self, world: SimulatedWorld, service: ServiceThread):
         self.world, self.service = world, service
@@ -168,27 +190,39 @@ class _ServiceDriver:
         self.stopped = False
 
     def arm(self, delay_ms: int) -> None:
-        self.pending = self.world.schedule(delay_ms, self.fire, name=self.service.get_service_name())
+        self.pending = self.world._schedule_round(delay_ms, self)
 
     def fire(self) -> None:
         self.pending = None
         if self.stopped:
             return
+        service = self.service
         self.running = True
         try:
-            self.service.end_wait()  # nothing when make_stop() ended the loop during this wait
+            service.end_wait()  # nothing when make_stop() ended the loop during this wait
         finally:
             self.running = False
-        if self.stopped or self.service.is_stopped():
+        if self.stopped or service.is_stopped():
             return
-        # Java's waitForRunning returns at once when a notify came in while the service was working.
-        self.arm(0 if self.service.notified else self.service.wait_interval_ms())
+        if service.notified:
+            # Java's waitForRunning returns at once when a notify came in while the service was working.
+            self.arm(0)
+        elif service.is_idle():
+            self.world._arm_idle(self, service.wait_interval_ms())
+        else:
+            self.arm(service.wait_interval_ms())
+
+    def is_quiet(self) -> bool:
+        """Whether its next round (when it waits, un-notified) would change nothing (``ServiceThread.is_idle``)."""
+        service = self.service
+        return not (self.stopped or self.running or service.notified) and service.is_idle()
 
     def wake(self) -> None:
         if self.running or self.stopped or not self.service.wakeup_interrupts_wait:
             return
-        if self.pending is not None and self.pending.time_ms > self.world.clock.now_ms():
-            self.pending.cancel()
+        pending = self.pending
+        if pending is not None and pending[0] > self.world.clock.now_ms():
+            pending.cancel()
             self.arm(0)
 
 
@@ -299,7 +333,10 @@ class SimulatedWorld:
         # Connections between the world's nodes, with seeded latency and fault injection (see sim_network).
         self.network = SimNetwork(self)
         self._heap: list[_Event] = []
-        self._seq = itertools.count()
+        self._seq = 0  # the sequence number of the next event
+        # Deadline of the innermost run_for/run_until running events (None: none, or a step), see _idle_wait.
+        self._horizon: int | None = None
+        self._waiting_for: Callable[[], bool] | None = None  # the predicate of that loop, if a run_until
         self._nodes: dict[str, Runtime] = {}
         self.events_run = 0
 
@@ -337,48 +374,87 @@ class SimulatedWorld:
         return self.clock.now_ms()
 
     def schedule(self, delay_ms: int, fn: Callable[[], Any], *, name: str = "") -> _Event:
-        """Queue ``fn`` at now + ``delay_ms`` (ties run in the order they were queued)."""
-        event = _Event(self.clock.now_ms() + max(0, int(delay_ms)), next(self._seq), fn, name)
-        heapq.heappush(self._heap, event)
+        """Queue ``fn`` at now + ``delay_ms`` (ties run in the order they were queued).
+
+        ``name`` documents the call site; the event does not keep it (nothing reads it, and every event would pay).
+        """
+        seq = self._seq
+        self._seq = seq + 1
+        event = _Event((self.clock._now + (delay_ms if delay_ms > 0 else 0), seq, fn))
+        heappush(self._heap, event)
+        return event
+
+    def _schedule_round(self, delay_ms: int, driver: _ServiceDriver) -> _Event:
+        """Queue the next round of a service (as ``schedule``, the event also names its driver, see ``_idle_wait``)."""
+        seq = self._seq
+        self._seq = seq + 1
+        event = _Event((self.clock._now + (delay_ms if delay_ms > 0 else 0), seq, driver.fire, driver))
+        heappush(self._heap, event)
         return event
 
     def pending(self) -> int:
         """Number of queued events that are not cancelled."""
-        return sum(1 for e in self._heap if not e.cancelled)
+        return sum(1 for e in self._heap if e[2] is not None)
 
     def next_event_time(self) -> int | None:
         """Virtual time of the next live event, if any."""
-        while self._heap and self._heap[0].cancelled:
-            heapq.heappop(self._heap)
-        return self._heap[0].time_ms if self._heap else None
+        heap = self._heap
+        while heap and heap[0][2] is None:
+            heappop(heap)
+        return heap[0][0] if heap else None
+
+    def _run_due(self, limit: int, predicate: Callable[[], bool] | None) -> bool:
+        """Run events due at or before ``limit`` until ``predicate()`` holds; returns whether it did.
+
+        The inner loop of ``run_for`` and ``run_until``, written out flat: this is where a simulation spends its time.
+        """
+        heap, clock = self._heap, self.clock
+        while True:
+            if predicate is not None and predicate():
+                return True
+            while heap and heap[0][2] is None:
+                heappop(heap)  # a cancelled event costs one pop, nothing else
+            if not heap or heap[0][0] > limit:
+                return False
+            event = heappop(heap)
+            time_ms, fn = event[0], event[2]
+            if time_ms > clock._now:
+                clock._now = time_ms
+            self.events_run += 1
+            fn()
 
     def step(self) -> bool:
         """Run the next event (advancing the clock to it); ``False`` when nothing is queued."""
-        when = self.next_event_time()
-        if when is None:
+        if self.next_event_time() is None:
             return False
-        event = heapq.heappop(self._heap)
-        self.clock.advance_to(event.time_ms)
+        event = heappop(self._heap)
+        time_ms, fn = event[0], event[2]
+        self.clock.advance_to(time_ms)
         self.events_run += 1
-        event.fn()
+        # Control comes back to the caller after this one event: no idle poll may be skipped (RT-10).
+        horizon, self._horizon = self._horizon, None
+        try:
+            fn()
+        finally:
+            self._horizon = horizon
         return True
 
     def run_for(self, ms: int) -> int:
         """Run every event due in the next ``ms`` of virtual time; the clock ends exactly ``ms`` later.
 
         Returns:
-            The number of events run.
+            The number of events run, those of nested loops and skipped idle rounds included.
         """
         target = self.clock.now_ms() + ms
-        ran = 0
-        while True:
-            when = self.next_event_time()
-            if when is None or when > target:
-                break
-            self.step()
-            ran += 1
+        before = self.events_run
+        horizon, self._horizon = self._horizon, target
+        waiting_for, self._waiting_for = self._waiting_for, None
+        try:
+            self._run_due(target, None)
+        finally:
+            self._horizon, self._waiting_for = horizon, waiting_for
         self.clock.advance_to(target)
-        return ran
+        return self.events_run - before
 
     def run_until(self, predicate: Callable[[], bool], timeout_ms: int | None = None) -> bool:
         """Run events until ``predicate()`` holds; stop at ``timeout_ms`` of virtual time (``None``: no limit).
@@ -389,16 +465,72 @@ class SimulatedWorld:
         Raises:
             SimulationStalledError: no limit was given and no event is left that could make it hold.
         """
-        deadline = None if timeout_ms is None else self.clock.now_ms() + timeout_ms
-        while not predicate():
-            when = self.next_event_time()
-            if when is None or (deadline is not None and when > deadline):
-                if deadline is None:
-                    raise SimulationStalledError("waiting forever: no pending event can make the condition true")
-                self.clock.advance_to(deadline)
-                return predicate()
-            self.step()
-        return True
+        deadline = _NO_DEADLINE if timeout_ms is None else self.clock.now_ms() + timeout_ms
+        horizon, self._horizon = self._horizon, deadline
+        waiting_for, self._waiting_for = self._waiting_for, predicate
+        try:
+            if self._run_due(deadline, predicate):
+                return True
+        finally:
+            self._horizon, self._waiting_for = horizon, waiting_for
+        if timeout_ms is None:
+            raise SimulationStalledError("waiting forever: no pending event can make the condition true")
+        self.clock.advance_to(deadline)
+        return predicate()
+
+    def _arm_idle(self, driver: _ServiceDriver, interval_ms: int) -> None:
+        """Queue the next round of a service that found itself idle, skipping the rounds that cannot matter (RT-10).
+
+        A round of an idle service changes nothing (``ServiceThread.is_idle``) but the sequence numbers it draws,
+        which order later events of the same millisecond. So nothing is skipped blindly: while the only events due
+        are rounds of idle services, and the loop now running will not hand control back to its caller (its horizon:
+        the deadline of ``run_for``/``run_until``, unless what ``run_until`` waits for holds already; none under
+        ``step``), those rounds are replayed here as numbers
+        alone: in heap order, each draws the sequence number of its next round and counts in ``events_run``, without
+        calling the service. The rounds are queued again as they stand when something else is due: each with the
+        very ``(time, seq)`` it would have had, so the order of everything, the trace and ``events_run`` stay as if
+        every round had run.
+        """
+        heap = self._heap
+        seq = self._seq
+        first = _Event((self.clock._now + (interval_ms if interval_ms > 0 else 0), seq, driver.fire, driver))
+        self._seq = seq + 1
+        driver.pending = first
+        horizon = self._horizon
+        if horizon is None or interval_ms <= 0 or (self._waiting_for is not None and self._waiting_for()):
+            # Control goes back to the caller after this event: under step(), or because what the loop waits for
+            # has come true (during a nested loop of this very event, say). Rounds run again from the next one.
+            heappush(heap, first)
+            return
+        limit = horizon + 1
+        rounds = [first]
+        while heap:
+            top = heap[0]
+            if top[2] is None:
+                heappop(heap)
+            elif len(top) == 4 and top[3].is_quiet():
+                rounds.append(heappop(heap))  # queued again below: a heap's order is that of its keys alone
+            else:
+                limit = min(top[0], limit)
+                break
+        if limit <= _NO_DEADLINE:  # else nothing but idle services is left and there is no deadline: no replay
+            self._replay_idle_rounds(rounds, limit)
+        for event in rounds:
+            heappush(heap, event)
+
+    def _replay_idle_rounds(self, rounds: list[_Event], limit: int) -> None:
+        """Advance idle rounds due before ``limit`` as the loop would have, without running them (see ``_arm_idle``)."""
+        heapify(rounds)
+        intervals = {id(event[3]): event[3].service.wait_interval_ms() for event in rounds}
+        seq = self._seq
+        while rounds[0][0] < limit:
+            event = rounds[0]  # the round due next fires, finds nothing, and queues its next round
+            event[0] += intervals[id(event[3])]
+            event[1] = seq
+            seq += 1
+            heapreplace(rounds, event)
+        self.events_run += seq - self._seq
+        self._seq = seq
 
     def run_until_idle(self, max_events: int = 1_000_000) -> int:
         """Run until no event is queued (periodic tasks never end, so mind ``max_events``)."""
