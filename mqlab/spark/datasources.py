@@ -83,10 +83,10 @@ from mqlab.spark.segment_reader import (
     ReadMode,
     RecordFilter,
     commitlog_batches,
+    consume_queue_units,
     consumequeue_batches,
     find_commitlog_segments,
     find_consume_queue_files,
-    iter_consume_queue_units,
     plan_ranges,
     spark_schema,
 )
@@ -347,10 +347,11 @@ class _QueueIndex:
             if (pushed.topics is None or queue_file.topic in pushed.topics) and (
                 pushed.queue_ids is None or queue_file.queue_id in pushed.queue_ids
             ):
-                offsets += [unit[1] for unit in iter_consume_queue_units(queue_file)]
+                offsets += consume_queue_units(queue_file)["commit_log_offset"].tolist()
         for queue_file in last_of_queue.values():  # units grow along a queue: its last file has its last unit
-            for _, offset, size, _ in iter_consume_queue_units(queue_file):
-                dispatched_end = max(dispatched_end, offset + size)
+            units = consume_queue_units(queue_file)
+            ends = units["commit_log_offset"] + units["size"]
+            dispatched_end = max(dispatched_end, int(ends.max(initial=0)))
         return cls(sorted(offsets), dispatched_end)
 
     def may_hold(self, first: int, end: int) -> bool:

@@ -815,25 +815,51 @@ def iter_consume_queue_units(queue_file: ConsumeQueueFile) -> Iterator[tuple[int
         yield first_unit + index, commit_log_offset, size, tags_code
 
 
+# A ConsumeQueue unit as NumPy reads it, derived from the store's own ``UNIT`` struct (``>qiq``: 20 bytes).
+_UNIT_DTYPE = np.dtype(
+    [(name, ">" + code) for name, code in zip(("commit_log_offset", "size", "tags_code"), UNIT.format[1:], strict=True)]
+)
+
+
+def consume_queue_units(queue_file: ConsumeQueueFile) -> dict[str, np.ndarray]:
+    """``iter_consume_queue_units`` as NumPy columns (``queue_offset``, ``commit_log_offset``, ``size``, ``tags_code``).
+
+    The same rule, over the whole file at once: filler units skipped, everything from the first invalid unit on
+    dropped.
+    """
+    data = Path(queue_file.path).read_bytes()
+    count = len(data) // CQ_STORE_UNIT_SIZE
+    units = np.frombuffer(data, dtype=_UNIT_DTYPE, count=count)
+    offset, size, tags = (units[name].astype(np.int64) for name in _UNIT_DTYPE.names)
+    filler = (offset == 0) & (size == 0x7FFFFFFF) & (tags == 0)  # BLANK_UNIT
+    invalid = ~filler & ((offset < 0) | (size <= 0))
+    stop = int(np.argmax(invalid)) if invalid.any() else count
+    keep = np.flatnonzero(~filler[:stop])
+    return {
+        "queue_offset": queue_file.start_offset // CQ_STORE_UNIT_SIZE + keep,
+        "commit_log_offset": offset[keep],
+        "size": size[keep],
+        "tags_code": tags[keep],
+    }
+
+
 def consumequeue_batches(
     queue_file: ConsumeQueueFile, *, batch_rows: int = DEFAULT_BATCH_ROWS
 ) -> Iterator[pa.RecordBatch]:
     """The units of one ConsumeQueue file as Arrow batches of at most ``batch_rows`` rows."""
-    columns: dict[str, list] = {c.name: [] for c in CONSUMEQUEUE_COLUMNS}
-    for queue_offset, commit_log_offset, size, tags_code in iter_consume_queue_units(queue_file):
-        columns["topic"].append(queue_file.topic)
-        columns["queue_id"].append(queue_file.queue_id)
-        columns["queue_offset"].append(queue_offset)
-        columns["commit_log_offset"].append(commit_log_offset)
-        columns["size"].append(size)
-        columns["tags_code"].append(tags_code)
-        columns["segment"].append(queue_file.name)
-        columns["broker"].append(queue_file.broker)
-        if len(columns["topic"]) >= batch_rows:
-            yield _to_batch(columns, CONSUMEQUEUE_ARROW_SCHEMA)
-            columns = {c.name: [] for c in CONSUMEQUEUE_COLUMNS}
-    if columns["topic"]:
-        yield _to_batch(columns, CONSUMEQUEUE_ARROW_SCHEMA)
+    units = consume_queue_units(queue_file)
+    total = len(units["size"])
+    types = {c.name: c.arrow_type for c in CONSUMEQUEUE_COLUMNS}
+    for first in range(0, total, batch_rows):
+        n = min(batch_rows, total - first)
+        columns = {name: pa.array(values[first : first + n], types[name]) for name, values in units.items()}
+        columns["topic"] = pa.repeat(queue_file.topic, n)
+        columns["queue_id"] = pa.repeat(pa.scalar(queue_file.queue_id, pa.int32()), n)
+        columns["segment"] = pa.repeat(queue_file.name, n)
+        columns["broker"] = pa.repeat(queue_file.broker, n)
+        yield pa.RecordBatch.from_arrays(
+            [columns[f.name] for f in CONSUMEQUEUE_ARROW_SCHEMA], schema=CONSUMEQUEUE_ARROW_SCHEMA
+        )
 
 
 def markdown_table(columns: tuple[Column, ...]) -> str:

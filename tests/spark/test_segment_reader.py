@@ -327,3 +327,25 @@ def test_prefill_units_are_skipped_and_an_invalid_unit_ends_the_file(tmp_path):
     (batch,) = sr.consumequeue_batches(queue_file)
     assert batch.schema.equals(sr.CONSUMEQUEUE_ARROW_SCHEMA)
     assert batch.column("queue_offset").to_pylist() == [102, 103]
+
+
+@pytest.mark.parametrize(
+    "units",
+    [
+        [UNIT.pack(1, 2, 3), BLANK_UNIT, UNIT.pack(4, 5, 6)],  # a filler between units is skipped too
+        [UNIT.pack(-1, 9, 0), UNIT.pack(8, 9, 0)],  # a negative offset first: no units
+        [UNIT.pack(8, 9, 0), UNIT.pack(9, 0, 0), UNIT.pack(10, 9, 0)],  # size 0 ends the file
+        [BLANK_UNIT] * 3,
+        [UNIT.pack(8, 9, -5), b"\x01" * 7],  # a partial unit at the end is not a unit
+    ],
+)
+def test_consumequeue_batches_give_the_units_of_the_unit_walk(tmp_path, units):
+    queue_dir = tmp_path / "consumequeue" / "T" / "0"
+    queue_dir.mkdir(parents=True)
+    (queue_dir / "00000000000000000040").write_bytes(b"".join(units))
+    (queue_file,) = sr.find_consume_queue_files(tmp_path / "consumequeue")
+    rows = [r for b in sr.consumequeue_batches(queue_file, batch_rows=1) for r in b.to_pylist()]
+    assert [(r["queue_offset"], r["commit_log_offset"], r["size"], r["tags_code"]) for r in rows] == list(
+        sr.iter_consume_queue_units(queue_file)
+    )
+    assert all((r["topic"], r["queue_id"], r["segment"]) == ("T", 0, "00000000000000000040") for r in rows)
