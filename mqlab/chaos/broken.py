@@ -19,6 +19,9 @@ A checker that cannot tell a broken engine from the real one checks nothing.
 * ``trust-end-transaction``: END_TRANSACTION as in 4.9.3: any record at the offset is committed into whatever
   REAL_TOPIC / REAL_QID it carries, and every commit that passes the producer-group and offset checks stores
   another copy (TXN-20).
+* ``trust-offset-store-names``: a BROADCASTING consumer's offset store as in 4.9.3: the client id (instance name,
+  unit name) and the group are joined into the offset file's path unchecked, so ``instance_name="../../x"`` writes
+  the offsets file outside the offset store directory (HARD-15).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from mqlab.broker.transaction.queue.transactional_message_service_impl import TransactionalMessageServiceImpl
+from mqlab.client import validators
 from mqlab.client.impl.consumer.consume_message_concurrently_service import ConsumeMessageConcurrentlyService
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
 from mqlab.store.commit_log import CommitLog
@@ -78,6 +82,10 @@ def _trust_slave_report(self: HAConnection, offset: int) -> int | None:
     return offset  # 4.9.3: every report counts, whatever this connection was sent
 
 
+def _accept_any_name(value: str, what: str) -> None:
+    """4.9.3 checks no name that becomes part of the offset store's path."""
+
+
 def _take_newest(self: ProcessQueue, batch_size: int) -> list[Any]:
     result: list[Any] = []
     with self._tree_lock:
@@ -92,7 +100,7 @@ def _take_newest(self: ProcessQueue, batch_size: int) -> list[Any]:
 
 
 # variant name -> (class, attribute, replacement factory taking the original)
-VARIANTS: dict[str, tuple[type, str, Callable[[Any], Any]]] = {
+VARIANTS: dict[str, tuple[Any, str, Callable[[Any], Any]]] = {  # owner: a class or a module
     "skip-sync-flush": (GroupCommitService, "run_once", lambda original: _ack_without_flush),
     "drop-send-back": (ConsumeMessageConcurrentlyService, "send_message_back", lambda original: _pretend_sent_back),
     "commit-before-consume": (ConsumeMessageConcurrentlyService, "submit_consume_request", _commit_on_submit),
@@ -104,6 +112,7 @@ VARIANTS: dict[str, tuple[type, str, Callable[[Any], Any]]] = {
         "half_message_refusal",
         lambda original: _trust_any_record,
     ),
+    "trust-offset-store-names": (validators, "check_path_component", lambda original: _accept_any_name),
 }
 
 

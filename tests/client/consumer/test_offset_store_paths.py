@@ -104,3 +104,17 @@ def test_the_validator_accepts_what_4_9_3_clients_use_as_instance_names():
     validators.check_local_offset_store_names("DEFAULT", "")  # a blank unit name is not used
     with pytest.raises(MQClientException, match="instanceName None"):
         validators.check_local_offset_store_names(None, None)
+
+
+@pytest.mark.spec("HARD-15")
+def test_under_the_4_9_3_variant_a_client_id_writes_outside_the_offset_directory(tmp_path):
+    from mqlab.chaos import broken
+
+    offsets = tmp_path / "store" / "offsets"
+    with broken.variant("trust-offset-store-names"):
+        store = LocalFileOffsetStore("../../evilInst", "G", offsets)
+        store.update_offset(MessageQueue(TOPIC, "broker-a", 0), 3, False)
+        store.persist_all({MessageQueue(TOPIC, "broker-a", 0)})
+    assert (tmp_path / "evilInst" / "G" / "offsets.json").exists()  # 4.9.3's escape, reachable on purpose
+    with pytest.raises(MQClientException):  # and closed again outside the variant
+        LocalFileOffsetStore("../../evilInst", "G", offsets)
