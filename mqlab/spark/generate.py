@@ -24,13 +24,12 @@ import dataclasses
 import hashlib
 import math
 import os
-import random
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
@@ -46,9 +45,13 @@ from mqlab.common.protocol.heartbeat.message_model import MessageModel
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.common.topic import topic_validator
 from mqlab.runtime import SimulatedWorld
+from mqlab.runtime.seeded_random import seeded_random
 from mqlab.spark import manifest_json
 from mqlab.spark.generate_faults import CRASH_KINDS, CrashBook, CrashSpec, Rec, SegmentWatch, read_commit_log
 from mqlab.store.config.flush_disk_type import FlushDiskType
+
+if TYPE_CHECKING:
+    from random import Random
 
 SHIPPED_SCENARIOS = ("small", "faults", "week", "large")
 MANIFEST = "manifest.json"
@@ -96,13 +99,13 @@ _TOP_BYTE_TO_INDEX = bytes(b >> (8 - _WORD_BITS) for b in range(256))
 _TOP_BYTE_REJECTED = bytes(b for b in range(256) if b >> (8 - _WORD_BITS) >= len(_WORDS))
 
 
-def _word_indices_one_by_one(rng: random.Random, count: int) -> bytes:
+def _word_indices_one_by_one(rng: Random, count: int) -> bytes:
     """The indices ``rng.choice(_WORDS)`` picks ``count`` times: the reference _word_indices must equal."""
     indices = range(len(_WORDS))
     return bytes(rng.choice(indices) for _ in range(count))
 
 
-def _word_indices_batched(rng: random.Random, count: int) -> bytes:
+def _word_indices_batched(rng: Random, count: int) -> bytes:
     """The same indices as _word_indices_one_by_one, leaving ``rng`` in the same state, about 50 times faster.
 
     ``Random.choice`` over n items asks ``getrandbits(k)`` (k = n.bit_length()) until the value is below n, and
@@ -120,9 +123,12 @@ def _word_indices_batched(rng: random.Random, count: int) -> bytes:
     return picks
 
 
-def _batched_draw_is_exact(rng_type: type[random.Random] = random.Random) -> bool:
-    """Whether ``rng_type`` draws as _word_indices_batched assumes (CPython's Mersenne Twister does)."""
-    one, other = rng_type(20220301), rng_type(20220301)
+def _batched_draw_is_exact(make: Callable[[int], Random] = seeded_random) -> bool:
+    """Whether generators ``make(seed)`` draw as _word_indices_batched assumes (CPython's Mersenne Twister does).
+
+    The default is how the runtimes make every node's stream (``mqlab.runtime.seeded_random``).
+    """
+    one, other = make(20220301), make(20220301)
     same = all(_word_indices_one_by_one(one, n) == _word_indices_batched(other, n) for n in (1, 7, 64, 700))
     return same and one.getstate() == other.getstate()
 
