@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.generate_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"the large scenario cut to {QUICK_DURATION_S:g} s")
     parser.add_argument(
-        "--smoke", action="store_true", help=f"cut to {SMOKE_DURATION_S:g} s, one worker: proves it runs; not judged"
+        "--smoke", action="store_true", help=f"cut to {SMOKE_DURATION_S:g} s, one worker, no pipeline: proves it runs"
     )
     parser.add_argument(
         "--workers", type=int, default=min(4, os.cpu_count() or 1), help="generator processes (default: cores, max 4)"
@@ -134,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mqlab-genbench-", dir=args.dir) as tmp:
         work = Path(tmp)
         generated, mean_body, name = generate(work / "gen", duration_s=duration, workers=workers)
-        analyzed = None if args.no_pipeline else analyze(work / "gen", work / "analysis", args.master)
+        # The pipeline has its own tests (tests/spark/test_pipeline.py): a smoke run skips its Spark session.
+        skip = args.no_pipeline or args.smoke
+        analyzed = None if skip else analyze(work / "gen", work / "analysis", args.master)
         cases.remove_tree(work / "gen")
         put = store_put(work, round(mean_body), 2_000 if args.smoke else 20_000 if args.quick else 100_000)
     ratio = generated.mb_per_second / put.mb_per_second if put.mb_per_second else 0.0
