@@ -66,7 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
 
 $(LAB_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,lab]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,jupyterlab]'
 	touch $@
 
 lab: $(LAB_STAMP)

@@ -16,6 +16,7 @@ from pathlib import Path
 from mqlab import ROCKETMQ_VERSION, __version__
 from mqlab.common.config_errors import ConfigError
 from mqlab.common.constant.logger_name import cli_logging
+from mqlab.common.extras import MissingExtraError, needs_extra
 from mqlab.common.message import message_decoder
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_errors import MessageFormatError
@@ -383,11 +384,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The extra each command needs beyond the core install (mqlab.common.extras); the others run on the core alone.
+COMMAND_EXTRAS = {"gen-store": "spark", "analyze": "spark", "lab": "labs", "chaos": "labs"}
+
+
+def _command_words(args: argparse.Namespace) -> str:
+    """``mqlab lab list``, ``mqlab gen-store``: the command as typed, for one-line errors."""
+    sub = getattr(args, f"{args.command.replace('-', '_')}_command", None)
+    return " ".join(["mqlab", args.command, *([sub] if isinstance(sub, str) else [])])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; bad input ends with a one-line error and exit code 2."""
+    """Run the command line; bad input or a missing extra ends with a one-line error and exit code 2."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with needs_extra(COMMAND_EXTRAS.get(args.command), _command_words(args)):
+            return args.func(args)
+    except MissingExtraError as exc:  # "mqlab gen-store needs pyarrow: pip install 'mqlab[spark]'"
+        print(exc, file=sys.stderr)
+        return 2
     except (MessageFormatError, ConfigError, StoreError, OSError, ValueError) as exc:
         # StoreError: StoreLockedError, StoreLoadError, MappedFileCreateError... one line, no traceback (HARD-6).
         print(f"mqlab {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -19,8 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.client.consumer.allocate_message_queue_strategy import AllocateMessageQueueStrategy, sort_for_allocation
 from mqlab.client.consumer.rebalance.abstract_allocate_message_queue_strategy import (
     AbstractAllocateMessageQueueStrategy,
@@ -29,9 +27,13 @@ from mqlab.client.consumer.rebalance.allocate_message_queue_averagely import All
 from mqlab.client.consumer.rebalance.allocate_message_queue_averagely_by_circle import (
     AllocateMessageQueueAveragelyByCircle,
 )
+from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.labs import scenario_support as sim
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 GROUP = "LabAllocationGroup"
 TOPIC = "LabAllocationTopic"

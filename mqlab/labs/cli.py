@@ -1,7 +1,7 @@
 """The ``mqlab lab`` subcommand: ``list``, ``start NAME [--dir labs] [--force]``, ``check NAME [--dir labs]``.
 
 This module imports nothing heavy at load time: ``mqlab`` builds its whole parser for every command, and the labs
-need hypothesis (a development dependency), imported only when a lab command runs.
+need hypothesis (the ``labs`` extra), imported only when a lab command runs.
 
 Java: none (teaching layer).
 """
@@ -33,12 +33,9 @@ def _add_lab_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _registry():
-    try:
-        from mqlab.labs import registry
-    except ModuleNotFoundError as exc:  # hypothesis is a development dependency
-        raise ValueError(
-            f"the labs need {exc.name}; install mqlab's development dependencies (pip install -e .[dev])"
-        ) from exc
+    # Without hypothesis (the `labs` extra) this import fails; mqlab.cli.main says which extra to install.
+    from mqlab.labs import registry
+
     return registry
 
 

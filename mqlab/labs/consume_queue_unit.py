@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.cluster import Cluster
+from mqlab.common.extras import needs_extra
 from mqlab.common.jdk.string_hash import java_string_hash
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message import Message
@@ -42,6 +41,9 @@ from mqlab.store.config.message_store_config import MessageStoreConfig
 from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE, UNIT
 from mqlab.store.default_message_store import DefaultMessageStore
 from mqlab.store.dispatch_request import DispatchRequest
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 TOPIC = "LabTagsTopic"
 GROUP = "LabTagsGroup"

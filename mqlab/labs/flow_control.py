@@ -20,17 +20,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.client.consumer.default_mq_push_consumer import DefaultMQPushConsumer
 from mqlab.client.impl.consumer.default_mq_push_consumer_impl import DefaultMQPushConsumerImpl
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
 from mqlab.client.impl.consumer.pull_request import PullRequest
+from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_ext import MessageExt
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.labs import scenario_support as sim
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.runtime import SimulatedWorld
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 MIB = 1024 * 1024
 TOPIC = "LabFlowControlTopic"

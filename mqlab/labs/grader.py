@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis.errors import Flaky
-from hypothesis.reporting import with_reporter
-
+from mqlab.common.extras import needs_extra
 from mqlab.labs.lab import Lab, Property, ScenarioCheck
+
+with needs_extra("labs", __name__):
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis.errors import Flaky
+    from hypothesis.reporting import with_reporter
 
 PASSED, FAILED, SKIPPED = "ok", "FAIL", "skipped"
 

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.common import util_all
+from mqlab.common.extras import needs_extra
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message import message_record_layout as layout
 from mqlab.common.message.message_decoder import message_properties2string
@@ -42,6 +41,9 @@ from mqlab.store.config.flush_disk_type import FlushDiskType
 from mqlab.store.crash import simulate_crash
 from mqlab.store.default_message_store import DefaultMessageStore
 from mqlab.store.dispatch_request import DispatchRequest
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 MAGIC, BLANK = layout.MESSAGE_MAGIC_CODE, layout.BLANK_MAGIC_CODE
 BORN_V6, STORE_V6 = int(MessageSysFlag.BORNHOST_V6_FLAG), int(MessageSysFlag.STOREHOSTADDRESS_V6_FLAG)

@@ -21,14 +21,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.client.impl.consumer.process_queue import ProcessQueue
 from mqlab.client.impl.consumer.rebalance_push_impl import RebalancePushImpl
+from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_ext import MessageExt
 from mqlab.labs import scenario_support as sim
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 GROUP = "LabRemoveMessageGroup"
 TOPIC = "LabRemoveMessageTopic"

@@ -20,16 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import strategies as st
-
 from mqlab.broker.processor.send_message_processor import SendMessageProcessor
 from mqlab.client.consumer.listener.consume_concurrently_status import ConsumeConcurrentlyStatus
 from mqlab.common import mix_all
+from mqlab.common.extras import needs_extra
 from mqlab.common.message import message_decoder
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.labs import scenario_support as sim
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.labs.store_support import DEFAULT_DELAY_MILLIS as DELAYS
+
+with needs_extra("labs", __name__):
+    from hypothesis import strategies as st
 
 GROUP = "LabRetryGroup"
 TOPIC = "LabRetryTopic"

@@ -58,21 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import SparkSession
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceReader,
-    EqualTo,
-    Filter,
-    GreaterThan,
-    GreaterThanOrEqual,
-    In,
-    InputPartition,
-    LessThan,
-    LessThanOrEqual,
-)
-from pyspark.sql.types import StructType
-
+from mqlab.common.extras import needs_extra
 from mqlab.spark import store_files
 from mqlab.spark.segment_reader import (
     COMMITLOG_COLUMNS,
@@ -90,6 +76,22 @@ from mqlab.spark.segment_reader import (
     plan_ranges,
     spark_schema,
 )
+
+with needs_extra("spark", __name__):
+    from pyspark.sql import SparkSession
+    from pyspark.sql.datasource import (
+        DataSource,
+        DataSourceReader,
+        EqualTo,
+        Filter,
+        GreaterThan,
+        GreaterThanOrEqual,
+        In,
+        InputPartition,
+        LessThan,
+        LessThanOrEqual,
+    )
+    from pyspark.sql.types import StructType
 
 if TYPE_CHECKING:
     import pyarrow as pa

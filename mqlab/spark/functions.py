@@ -20,23 +20,25 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F  # noqa: N812 (PySpark's own convention)
-from pyspark.sql.types import (
-    BinaryType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
-
 from mqlab.common import util_all
+from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_client_id_setter import MessageClientIDSetter
 from mqlab.common.message.message_decoder import decode_message_id
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
 from mqlab.store.index.index_file import index_key_hash as _index_key_hash
+
+with needs_extra("spark", __name__):
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import functions as F  # noqa: N812 (PySpark's own convention)
+    from pyspark.sql.types import (
+        BinaryType,
+        IntegerType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampType,
+    )
 
 KEY_SEPARATOR = "#"  # IndexService#buildKey: topic + "#" + key
 

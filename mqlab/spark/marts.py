@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyspark.sql import Window
-from pyspark.sql import functions as sf
+from mqlab.common.extras import needs_extra
+
+with needs_extra("spark", __name__):
+    from pyspark.sql import Window
+    from pyspark.sql import functions as sf
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

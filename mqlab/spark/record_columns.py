@@ -28,11 +28,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from zlib_ng.zlib_ng import crc32 as _crc32
 
+from mqlab.common.extras import needs_extra
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import (
     NAME_VALUE_SEPARATOR,
@@ -47,6 +45,11 @@ from mqlab.common.message.message_record_layout import (
     host_width,
     spans,
 )
+
+with needs_extra("spark", __name__):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
 _TOTAL = struct.Struct(">i")
 _INLINE = 12  # a binary_view stores a value of up to 12 bytes inside its 16-byte view

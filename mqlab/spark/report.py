@@ -12,9 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from mqlab.common.extras import needs_extra
 from mqlab.teaching.figures import figure, figure_png
+
+with needs_extra("spark", __name__):
+    import pandas as pd
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -22,16 +22,18 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from pyspark import TaskContext
-from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
-from pyspark.sql.types import Row, StructType
-
 from mqlab.client.producer.default_mq_producer import DefaultMQProducer
+from mqlab.common.extras import needs_extra
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message import Message
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.runtime import ThreadedRuntime
 from mqlab.spark.rocketmq_source import RocketMQOptionError
+
+with needs_extra("spark", __name__):
+    from pyspark import TaskContext
+    from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
+    from pyspark.sql.types import Row, StructType
 
 LOG = logging.getLogger("mqlab.spark.rocketmq")
 # Spark adds its own options to a writer's (the checkpoint of a stream); they are not the sink's to refuse.

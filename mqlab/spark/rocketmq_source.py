@@ -59,23 +59,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
-from pyspark.sql import SparkSession
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceReader,
-    DataSourceStreamReader,
-    DataSourceStreamWriter,
-    DataSourceWriter,
-    InputPartition,
-)
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
-from pyspark.sql.types import (
-    StructType,
-)
-
 from mqlab.client.consumer.pull_status import PullStatus
 from mqlab.common import util_all
+from mqlab.common.extras import needs_extra
 from mqlab.common.filter import filter_api
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import string2message_properties
@@ -94,6 +80,22 @@ from mqlab.spark.segment_reader import (
     arrow_schema,
     spark_schema,
 )
+
+with needs_extra("spark", __name__):
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+    from pyspark.sql.datasource import (
+        DataSource,
+        DataSourceReader,
+        DataSourceStreamReader,
+        DataSourceStreamWriter,
+        DataSourceWriter,
+        InputPartition,
+    )
+    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
+    from pyspark.sql.types import (
+        StructType,
+    )
 
 FORMAT = "rocketmq"
 LOG = logging.getLogger("mqlab.spark.rocketmq")

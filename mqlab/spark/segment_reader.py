@@ -28,23 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-from pyspark.sql.types import (
-    BinaryType,
-    BooleanType,
-    DataType,
-    IntegerType,
-    LongType,
-    MapType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
-
 from mqlab.common import util_all
+from mqlab.common.extras import needs_extra
 from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message import message_const as mc
 from mqlab.common.message.message_decoder import create_message_id, string2message_properties
@@ -65,6 +50,23 @@ from mqlab.common.message.message_record_layout import (
 )
 from mqlab.spark import record_columns
 from mqlab.store.consume_queue import BLANK_UNIT, CQ_STORE_UNIT_SIZE, UNIT
+
+with needs_extra("spark", __name__):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql.types import (
+        BinaryType,
+        BooleanType,
+        DataType,
+        IntegerType,
+        LongType,
+        MapType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampType,
+    )
 
 FILE_NAME = re.compile(r"^\d{20}$")  # a store file is named after its start offset (Java: UtilAll#offset2FileName)
 DEFAULT_BATCH_ROWS = 4096

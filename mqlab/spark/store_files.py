@@ -19,10 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-
 from mqlab.broker.offset.consumer_offset_manager import TOPIC_GROUP_SEPARATOR, ConsumerOffsetManager
+from mqlab.common.extras import needs_extra
 from mqlab.common.protocol.body.topic_config_serialize_wrapper import TopicConfigSerializeWrapper
 from mqlab.common.subscription.subscription_group_config import SubscriptionGroupConfig
 from mqlab.remoting.protocol import remoting_serializable
@@ -46,6 +44,10 @@ from mqlab.store.index.index_file import (
 )
 from mqlab.store.index.index_header import HEADER_FIELDS, INDEX_HEADER_SIZE, decode_header
 from mqlab.store.schedule.delay_offset_serialize_wrapper import DelayOffsetSerializeWrapper
+
+with needs_extra("spark", __name__):
+    import numpy as np
+    import pyarrow as pa
 
 STORE_PARTS = ("commitlog", "consumequeue", "index", "config", "checkpoint")
 

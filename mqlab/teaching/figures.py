@@ -22,8 +22,11 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-import matplotlib
-from matplotlib.figure import Figure
+from mqlab.common.extras import needs_extra
+
+with needs_extra("notebooks", __name__):
+    import matplotlib
+    from matplotlib.figure import Figure
 
 SIZE = (6.4, 3.6)  # inches: 640 x 360 px at DPI
 DPI = 100
