@@ -55,6 +55,7 @@ docs: $(STAMP)
 
 site-check: docs
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	@fc-list :lang=zh | grep -q . || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 	$(BIN)/python tools/check_site.py site
 
 test: lint unit notebooks spark site-check
