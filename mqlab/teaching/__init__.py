@@ -7,7 +7,8 @@ The contract is ``docs/spec/teaching.md`` (TEACH-*). What a notebook imports::
     from mqlab.teaching import check, show, java_url, since_start, print_trace, trace_to_mermaid
 
 - ``check(answer, expected, hint=..., name=...)`` and ``check_close``, ``check_unordered``, ``check_that``: a
-  reader's prediction, right or a hint (``checks``);
+  reader's prediction, right or what is wrong with it; ``solution(name, value)`` in the folded solution cell runs
+  the same check on the solution and proves its feedback (``checks``);
 - ``show(obj)``: the mqlab source of a class or method with the link to its Java twin (``source``);
 - ``java_url(obj_or_citation)``: that link alone, at tag ``rocketmq-all-4.9.3`` with a line anchor (``java_links``);
 - ``trace_to_mermaid(trace)`` / ``sequence_diagram(trace)``: the remoting exchanges of a trace as a mermaid
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mqlab.teaching.checks import check, check_close, check_that, check_unordered
+from mqlab.teaching.checks import check, check_close, check_that, check_unordered, solution
 from mqlab.teaching.java_links import java_url
 from mqlab.teaching.messages import inner_message
 from mqlab.teaching.recorders import RecordedRequest, RecordedResponse, RequestRecorder
@@ -57,6 +58,7 @@ __all__ = [
     "shorten_mqs",
     "show",
     "since_start",
+    "solution",
     "trace_events",
     "trace_lines",
     "trace_to_mermaid",

@@ -62,7 +62,7 @@ def test_right_answers_pass(capsys, answer, expected):
 def test_plausible_wrong_answers_fail_with_the_hint_and_without_the_value(capsys, answer, expected):
     assert check(answer, expected, name="offset", hint="count the 91 fixed bytes") is False
     line = verdict(capsys, False)
-    assert line == "✗ offset: count the 91 fixed bytes"
+    assert line.startswith("✗ offset: ") and line.endswith("count the 91 fixed bytes")
     assert repr(expected) not in line
 
 
@@ -76,7 +76,7 @@ def test_plausible_wrong_answers_fail_with_the_hint_and_without_the_value(capsys
         (2048.0, 2048, "expected an int, got a float (2048.0)"),
         ("PUT_OK", Status.PUT_OK, "expected a Status, got a str ('PUT_OK')"),
         (0, Status.PUT_OK, "expected a Status, got an int (0)"),
-        (["0", "201"], [0, 201], "item 0: expected an int, got a str ('0')"),
+        (["0", "201"], [0, 201], "item 1 of 2: expected an int, got a str ('0')"),
         ({"q0": "3"}, {"q0": 3}, "at key 'q0': expected an int, got a str ('3')"),
         ("b'\\x00'", b"\x00", "expected a bytes, got a str"),
         ([1, 2], {1, 2}, "expected a set, got a list or tuple ([1, 2])"),
@@ -107,7 +107,7 @@ def test_a_type_confusion_keeps_a_specific_hint(capsys):
 )
 def test_a_placeholder_is_not_answered_yet(capsys, placeholder, checker):
     assert checker(placeholder) is False
-    assert verdict(capsys, False) == "✗ n: not answered yet"
+    assert verdict(capsys, False) == "? n: not answered yet"
 
 
 @pytest.mark.spec("TEACH-5")
