@@ -30,6 +30,9 @@ UNLISTED_POSITION = len(SECTIONS) + 1
 LAST_SECTION = ("Performance", ("performance.md", "performance-clients.md"))
 LAST_POSITION = UNLISTED_POSITION + 1
 
+# Top-level pages placed among the sections (other top-level pages, the home page, come first).
+PAGE_POSITIONS = {"experiments.md": 1.5}  # right after the learning path
+
 # Pages of a section in reading order (source paths); pages not listed follow in mkdocs' order.
 PAGE_ORDER = {
     "Learn": (
@@ -52,11 +55,13 @@ def _pages(items) -> list[Page]:
     return found
 
 
-def _position(item) -> int:
+def _position(item) -> float:
     if isinstance(item, Section):
         if item.title == LAST_SECTION[0]:
             return LAST_POSITION
         return SECTIONS.get(item.title, (UNLISTED_POSITION, item.title))[0]
+    if isinstance(item, Page):
+        return PAGE_POSITIONS.get(item.file.src_uri, 0)
     return 0  # top-level pages (the home page) first
 
 
