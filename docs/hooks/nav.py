@@ -39,6 +39,7 @@ PAGE_ORDER = {
         "learn/index.md",
         "learn/reading-guide.md",
         "learn/glossary.md",
+        "learn/design-notes.md",
         "learn/seeds-vs-4.9.3.md",
         "learn/interview-questions.md",
     ),
