@@ -30,6 +30,7 @@ from mqlab.client.consumer.rebalance.allocate_message_queue_averagely_by_circle 
 from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.labs import scenario_support as sim
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 
 with needs_extra("labs", __name__):
@@ -311,7 +312,7 @@ def scenario(function: Callable[..., Any], reference_strategy: AllocateMessageQu
             ScenarioCheck(
                 "the consumers' rebalance called your function and it never raised",
                 calls > 0 and not errors,
-                f"{calls} calls; raised: {errors[0]!r}" if errors else f"{calls} calls",
+                f"{calls} calls; {function_raised(errors[0])}" if errors else f"{calls} calls",
             )
         )
         for name in live:
@@ -391,6 +392,7 @@ AVERAGELY = Lab(
         lambda function: scenario(function, AllocateMessageQueueAveragely()),
     ),
     reference=reference_averagely,
+    guards=(AllocateMessageQueueAveragely,),
     probe=("c00", ["q00", "q01"], ["c00"]),
 )
 
@@ -412,5 +414,6 @@ BY_CIRCLE = Lab(
         lambda function: scenario(function, AllocateMessageQueueAveragelyByCircle()),
     ),
     reference=reference_by_circle,
+    guards=(AllocateMessageQueueAveragelyByCircle,),
     probe=("c00", ["q00", "q01"], ["c00"]),
 )

@@ -34,13 +34,16 @@ from mqlab.common.message.message import Message
 from mqlab.common.message.message_decoder import message_properties2string
 from mqlab.common.topic.topic_validator import RMQ_SYS_SCHEDULE_TOPIC
 from mqlab.labs import scenario_support as sim
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.labs.store_support import DEFAULT_DELAY_MILLIS, DelayLevels, reference_commit_log
+from mqlab.store.commit_log import CommitLog
 from mqlab.store.commit_log_dispatcher_build_consume_queue import CommitLogDispatcherBuildConsumeQueue
 from mqlab.store.config.message_store_config import MessageStoreConfig
-from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE, UNIT
+from mqlab.store.consume_queue import CQ_STORE_UNIT_SIZE, UNIT, ConsumeQueue
 from mqlab.store.default_message_store import DefaultMessageStore
 from mqlab.store.dispatch_request import DispatchRequest
+from mqlab.store.message_ext_broker_inner import MessageExtBrokerInner
 
 with needs_extra("labs", __name__):
     from hypothesis import strategies as st
@@ -282,7 +285,7 @@ def scenario(function: Callable[..., Any]) -> list[ScenarioCheck]:
         ScenarioCheck(
             "reput and recovery called your function and it never raised",
             log.calls > 0 and not log.errors,
-            f"raised {log.errors[0]!r}" if log.errors else f"{log.calls} units",
+            function_raised(log.errors[0]) if log.errors else f"{log.calls} units",
         )
     )
     return checks
@@ -428,5 +431,11 @@ LAB = Lab(
         scenario,
     ),
     reference=reference,
+    guards=(
+        CommitLog._dispatch_request,
+        CommitLog.check_message_and_return_size,
+        ConsumeQueue.put_message_position_info,
+        MessageExtBrokerInner.tags_string2tags_code,
+    ),
     probe=(0, 100, "TopicTest", {"TAGS": "TagA"}, 1_650_000_000_000, list(DEFAULT_DELAY_MILLIS)),
 )

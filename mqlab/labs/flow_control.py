@@ -28,6 +28,7 @@ from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_ext import MessageExt
 from mqlab.common.message.message_queue import MessageQueue
 from mqlab.labs import scenario_support as sim
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.runtime import SimulatedWorld
 
@@ -303,7 +304,7 @@ def scenario(function: Callable[..., Any]) -> list[ScenarioCheck]:
         differing = [d for d in log.decisions if d[2] != d[3]]
         detail = f"{len(log.decisions)} decisions"
         if log.errors:
-            detail = f"your function raised {type(log.errors[0]).__name__}: {log.errors[0]}"
+            detail = function_raised(log.errors[0])
         elif differing:
             group, state, answer, expected = differing[0]
             detail = f"{group}, {state}: you said {answer!r}, mqlab {expected!r}"
@@ -397,5 +398,11 @@ LAB = Lab(
         scenario,
     ),
     reference=reference,
+    guards=(
+        DefaultMQPushConsumerImpl.pull_message,
+        DefaultMQPushConsumerImpl._step5_flow_control_by_count,
+        DefaultMQPushConsumerImpl._step6_flow_control_by_size,
+        DefaultMQPushConsumerImpl._step7_flow_control_by_span,
+    ),
     probe=(0, 0, 0, False, 1000, 100, 2000),
 )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mqlab.common.extras import needs_extra
+from mqlab.labs.guard import ReferenceGuard, ReferenceUse, raised_text
 from mqlab.labs.lab import Lab, Property, ScenarioCheck
 
 with needs_extra("labs", __name__):
@@ -61,13 +62,6 @@ def guarded(function: Callable[..., Any]) -> Callable[..., Any]:
 
     call.__name__ = getattr(function, "__name__", "solution")
     return call
-
-
-def raised_text(error: BaseException) -> str:
-    """``raised ValueError: ...`` for a report line (NotImplementedError reads as "not implemented yet")."""
-    if isinstance(error, NotImplementedError):
-        return "not implemented yet (it raised NotImplementedError)"
-    return f"it raised {type(error).__name__}: {error}"
 
 
 # -- the reader's file ---------------------------------------------------------------------------------------------
@@ -128,6 +122,7 @@ class Report:
     lab: Lab
     source: str
     problem: str = ""  # the file could not be used
+    reference_used: list[ReferenceUse] = field(default_factory=list)  # reached for mqlab's own implementation
     not_implemented: str = ""  # why the function counts as not implemented yet
     properties: list[Outcome] = field(default_factory=list)
     comparison: Outcome | None = None
@@ -137,8 +132,8 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """Whether every stage ran and passed."""
-        return self.scenario_status == PASSED
+        """Whether every stage ran and passed without reaching for mqlab's own implementation."""
+        return self.scenario_status == PASSED and not self.reference_used
 
     def failures(self) -> list[str]:
         """The names of what failed: properties, the comparison, scenario checks."""
@@ -155,6 +150,8 @@ class Report:
             return [*out, "", f"CANNOT CHECK: {self.problem}"]
         if self.not_implemented:
             return [*out, "", f"FAILED: not implemented yet: {self.not_implemented}"]
+        if self.reference_used:
+            return [*out, "", *reference_lines(self.lab, self.reference_used)]
         out += [f"seam: {lab.seam}", "", "1. Properties"]
         out += [line for outcome in self.properties for line in _outcome_lines(outcome)]
         out.append("2. Comparison with mqlab's own code")
@@ -180,6 +177,18 @@ class Report:
             failed = self.failures()
             out.append(f"FAILED: {failed[0]}" + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""))
         return out
+
+
+def reference_lines(lab: Lab, uses: Sequence[ReferenceUse]) -> list[str]:
+    """What the report says of a solution that imported or called the part of mqlab it is asked to write."""
+    lines = [f"REFERENCE USED: {use}" for use in uses]
+    return [
+        *lines,
+        f"   While a lab is checked, mqlab's implementation of {lab.java} is out of reach: the lab asks you to",
+        "   write it yourself. Remove that import or call and check again.",
+        "",
+        f"FAILED: {uses[0]}",
+    ]
 
 
 def _outcome_lines(outcome: Outcome) -> list[str]:
@@ -242,35 +251,59 @@ def run_scenario(lab: Lab, function: Callable[..., Any]) -> list[ScenarioCheck]:
 
 
 def grade(lab: Lab, function: Callable[..., Any], *, source: str = "(a function)") -> Report:
-    """Grade ``function`` as the solution of ``lab``."""
+    """Grade ``function`` as the solution of ``lab``, with mqlab's own implementation of it out of reach.
+
+    Every call of ``function`` runs under the lab's ``ReferenceGuard``: a call into the guarded code (or into
+    ``mqlab.labs``) made from it fails the solution, whatever it answered.
+    """
     report = Report(lab, source)
     if is_empty_body(function):
         report.not_implemented = (
             f"the body of `{lab.function}` is still the skeleton's `...`. Write it, then run the check again."
         )
         return report
+    guard = reference_guard(lab)
+    watched = guard.watch(function)
     try:
-        function(*lab.probe)
+        watched(*lab.probe)
     except NotImplementedError:
         report.not_implemented = f"`{lab.function}` raises NotImplementedError. Write it, then run the check again."
         return report
     except Exception:
         pass  # a property will say what is wrong, with the input
-    report.properties = [run_property(prop, function) for prop in lab.properties]
+    if guard.uses:
+        report.reference_used = list(guard.uses)
+        return report
+    report.properties = [run_property(prop, watched) for prop in lab.properties]
+    if guard.uses:
+        report.reference_used = list(guard.uses)
+        return report
     if any(o.status == FAILED for o in report.properties):
         report.skipped_because = "a property failed; fix it first"
         return report
-    report.comparison = run_property(lab.comparison, function)
+    report.comparison = run_property(lab.comparison, watched)
+    if guard.uses:
+        report.reference_used = list(guard.uses)
+        return report
     if report.comparison.status == FAILED:
         report.skipped_because = "the comparison with mqlab failed; fix it first"
         return report
-    report.scenario = run_scenario(lab, function)
+    report.scenario = run_scenario(lab, watched)
     report.scenario_status = PASSED if all(check.ok for check in report.scenario) else FAILED
+    report.reference_used = list(guard.uses)
     return report
+
+
+def reference_guard(lab: Lab) -> ReferenceGuard:
+    """What ``lab``'s solution may not import or call: the lab's ``guards`` and its reference wrapper."""
+    return ReferenceGuard((*lab.guards, lab.reference))
 
 
 def check_file(lab: Lab, path: str | Path) -> Report:
     """Load the reader's file and grade its function (a file that cannot be used gives a report saying why)."""
+    imports = reference_guard(lab).scan(path) if Path(path).is_file() else []
+    if imports:
+        return Report(lab, str(path), reference_used=imports)
     try:
         function = load_solution(path, lab.function)
     except SolutionError as exc:

@@ -78,6 +78,8 @@ class Lab:
         comparison: stage 2, a property whose check compares with ``reference``.
         scenario: stage 3.
         reference: mqlab's own code in the lab's signature.
+        guards: mqlab's classes and functions implementing what the lab asks for: while the reader's function runs
+            they are out of its reach (with ``reference`` and all of ``mqlab.labs``; ``mqlab.labs.guard``).
         probe: arguments for one call that tells an empty body from a real one.
     """
 
@@ -91,4 +93,5 @@ class Lab:
     comparison: Property
     scenario: Scenario
     reference: Callable[..., Any]
+    guards: tuple[Any, ...] = ()
     probe: tuple[Any, ...] = field(default=())

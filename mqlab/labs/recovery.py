@@ -32,6 +32,7 @@ from mqlab.common.jdk.inet_socket_address import InetSocketAddress
 from mqlab.common.message import message_record_layout as layout
 from mqlab.common.message.message_decoder import message_properties2string
 from mqlab.common.sysflag.message_sys_flag import MessageSysFlag
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.labs.scenario_support import temporary_directory
 from mqlab.labs.store_support import SEGMENT_BYTES, inner_message, reference_commit_log, small_store_config
@@ -470,7 +471,7 @@ def _recover_both(root: Path, damaged: Path, lab_class: type[DefaultMessageStore
 def _log_check(log: CheckLog, what: str) -> ScenarioCheck:
     differing = [entry for entry in log.answers if entry[1] != entry[2]]
     if log.errors:
-        detail = f"your function raised {type(log.errors[0]).__name__}: {log.errors[0]}"
+        detail = function_raised(log.errors[0])
     elif differing:
         asked, answer, expected = differing[0]
         detail = f"{asked}: you answered {answer!r}, mqlab {expected!r}"
@@ -610,6 +611,7 @@ RECORD_CHECK = Lab(
         record_check_scenario,
     ),
     reference=reference_check,
+    guards=(CommitLog.check_message_and_return_size,),
     probe=(bytes(16), 0, True),
 )
 
@@ -681,5 +683,6 @@ RECOVERY_START = Lab(
         recovery_start_scenario,
     ),
     reference=reference_matched,
+    guards=(CommitLog.is_mapped_file_matched_recover,),
     probe=(bytes(128), 0),
 )

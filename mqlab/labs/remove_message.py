@@ -27,6 +27,7 @@ from mqlab.client.impl.consumer.rebalance_push_impl import RebalancePushImpl
 from mqlab.common.extras import needs_extra
 from mqlab.common.message.message_ext import MessageExt
 from mqlab.labs import scenario_support as sim
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 
 with needs_extra("labs", __name__):
@@ -263,7 +264,7 @@ def _consumer(cluster, name: str, listener, function: Callable[..., Any], log: C
 
 def _calls_detail(log: CallLog, differing: list) -> str:
     if log.errors:
-        return f"your function raised {type(log.errors[0]).__name__}: {log.errors[0]}"
+        return function_raised(log.errors[0])
     if not log.calls:
         return "the consumers never called your function"
     if not differing:
@@ -313,5 +314,6 @@ LAB = Lab(
         scenario,
     ),
     reference=reference,
+    guards=(ProcessQueue.remove_message,),
     probe=([0, 1], [0], 1),
 )

@@ -27,6 +27,7 @@ from mqlab.common.extras import needs_extra
 from mqlab.common.message import message_decoder
 from mqlab.common.protocol.request_code import RequestCode
 from mqlab.labs import scenario_support as sim
+from mqlab.labs.guard import function_raised
 from mqlab.labs.lab import Lab, Property, Scenario, ScenarioCheck, Verdict
 from mqlab.labs.store_support import DEFAULT_DELAY_MILLIS as DELAYS
 
@@ -269,7 +270,7 @@ def _dead_check(dead: dict[str, list[int]], body: str, reconsume_times: int, nam
 def _log_check(log: LadderLog) -> ScenarioCheck:
     differing = [entry for entry in log.answers if entry[1] != entry[2]]
     if log.errors:
-        detail = f"your function raised {type(log.errors[0]).__name__}: {log.errors[0]}"
+        detail = function_raised(log.errors[0])
     elif differing:
         (times, level, max_times), answer, expected = differing[0]
         detail = (
@@ -339,5 +340,6 @@ LAB = Lab(
         scenario,
     ),
     reference=reference,
+    guards=(SendMessageProcessor.retry_delay_level,),
     probe=(0, 0, 16),
 )

@@ -1,4 +1,4 @@
-"""The graded labs: list, start, check; mqlab's own code passes, plausible wrong solutions fail naming the property."""
+"""The graded labs: list, start, check; written solutions pass, plausible wrong solutions fail naming the property."""
 
 from __future__ import annotations
 
@@ -142,9 +142,9 @@ ENGINE = {
 
 @pytest.mark.spec("LAB-3", "LAB-4", "LAB-7")
 @pytest.mark.parametrize("name", NAMES)
-def test_mqlab_own_code_passes_every_stage_and_the_engine_calls_it_in_the_scenario(name, monkeypatch):
+def test_a_written_solution_passes_every_stage_and_the_engine_calls_it_in_the_scenario(name, monkeypatch):
     lab = LABS[name]
-    function = counting(lab.reference)
+    function = counting(solutions.RIGHT[name])
     during_scenario = {}
     original = grader.run_scenario
 
@@ -177,14 +177,18 @@ def test_a_solution_written_from_rocketmqs_behaviour_passes_properties_and_compa
         assert outcome.status == grader.PASSED, f"{prop.name}: {outcome.example}: {outcome.problem}"
 
 
-@pytest.mark.spec("LAB-4")
-def test_check_of_a_file_holding_mqlabs_own_code_exits_0(capsys, tmp_path):
+@pytest.mark.spec("LAB-9")
+def test_check_of_a_file_importing_mqlabs_own_code_exits_1_saying_so(capsys, tmp_path):
     text = "from mqlab.labs.allocation import reference_by_circle as allocate\n"
     write_solution(tmp_path, "allocate_by_circle", text)
     code, out = run(capsys, "lab", "check", "allocate_by_circle", "--dir", str(tmp_path))
-    assert code == 0, out
-    assert f"solution: {tmp_path / 'allocate_by_circle.py'}, function allocate" in out
-    assert out.rstrip().splitlines()[-1].startswith("PASSED: 4 properties")
+    assert code == 1, out
+    assert (
+        "REFERENCE USED: your solution imports mqlab's own module mqlab.labs.allocation "
+        "(allocate_by_circle.py line 1: `from mqlab.labs.allocation import reference_by_circle as allocate`)"
+    ) in out
+    assert "out of reach: the lab asks you to" in out
+    assert out.rstrip().splitlines()[-1].startswith("FAILED: your solution imports mqlab's own module")
 
 
 # -- check: wrong solutions fail, naming the property --------------------------------------------------------------
@@ -236,8 +240,8 @@ def test_the_same_solution_gets_the_same_report():
     for name, wrong, _law in solutions.WRONG[:2]:
         first = grader.grade(LABS[name], wrong).lines()
         assert grader.grade(LABS[name], wrong).lines() == first
-    lab = LABS["retry_ladder"]
-    assert grader.grade(lab, lab.reference).lines() == grader.grade(lab, lab.reference).lines()
+    lab, right = LABS["retry_ladder"], solutions.RIGHT["retry_ladder"]
+    assert grader.grade(lab, right).lines() == grader.grade(lab, right).lines()
 
 
 @pytest.mark.spec("LAB-8")
@@ -257,14 +261,16 @@ def test_unusable_files_get_a_report_not_a_traceback(capsys, tmp_path):
         assert "CANNOT CHECK: " in out
 
 
-@pytest.mark.spec("LAB-8")
+@pytest.mark.spec("LAB-8", "LAB-10")
 def test_a_function_that_raises_is_reported_with_the_input():
     def crashes(reconsume_times, delay_level, max_reconsume_times):
         return [None][reconsume_times]
 
     report = grader.grade(LABS["retry_ladder"], crashes)
     failed = next(o for o in report.properties if o.status == grader.FAILED)
-    assert failed.problem == "it raised IndexError: list index out of range"
+    assert failed.problem == (
+        "it raised IndexError: list index out of range at test_labs.py line 267: `return [None][reconsume_times]`"
+    )
     assert failed.example.startswith("reconsume_times=")
 
     def refuses(*args):
