@@ -447,11 +447,21 @@ def test_each_notebook_asks_graded_questions_with_folded_solutions(number):
     assert 'load_scenario("small")' in sources[1]
     ignored = [i for i, s in enumerate(sources) if "NBVAL_IGNORE_OUTPUT" in s]
     assert len(ignored) == 1 and "spark_session(" in sources[ignored[0]]
-    questions = [i for i, s in enumerate(sources) if s.startswith("# replace with your query")]
+    questions = [
+        i
+        for i, c in enumerate(cells)
+        if "exercise" in c["metadata"].get("tags", [])
+        and f"_ = {checker}check_" in sources[i]
+        and "(answer," in sources[i]
+    ]
     assert len(questions) >= 3
-    for i in questions:
-        check_cell, solution = cells[i + 1], sources[i + 2]
-        assert "".join(check_cell["source"]).startswith(f"_ = {checker}check_")
-        shown = "".join("".join(o.get("text", "")) for o in check_cell.get("outputs", []))
-        assert shown.startswith("✓ ") and shown.endswith(": correct\n"), shown
-        assert cells[i + 2]["cell_type"] == "markdown" and solution.startswith("<details><summary>Solution</summary>")
+
+    def shown(cell):
+        return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+    for i in questions:  # blank answer and its check, the folded explanation, then the solution graded
+        assert "answer = ...  # your DataFrame: " in sources[i] and shown(cells[i]).endswith(": not answered yet\n")
+        assert cells[i + 1]["cell_type"] == "markdown"
+        assert sources[i + 1].startswith("<details><summary>Solution</summary>")
+        assert "solution" in cells[i + 2]["metadata"].get("tags", []) and f"_ = {checker}check_" in sources[i + 2]
+        assert shown(cells[i + 2]).startswith("✓ ") and ": correct\n" in shown(cells[i + 2]), shown(cells[i + 2])
