@@ -189,7 +189,9 @@ class Question:
     """One exercise's check: how an answer is compared with the expected value, and what a wrong one is told.
 
     ``kind`` is one of ``"equal"`` (``check``), ``"close"`` (``check_close``), ``"unordered"``
-    (``check_unordered``) and ``"that"`` (``check_that``: ``expected`` is the predicate).
+    (``check_unordered``) and ``"that"`` (``check_that``: ``expected`` is the predicate). A common wrong answer the
+    check accepts is a mistake in the notebook (``ValueError``), unless ``experiment``: there the expected value
+    follows a setting the reader changes, and a wrong answer of one setting that is right for this one is left out.
     """
 
     def __init__(
@@ -204,6 +206,7 @@ class Question:
         reveal: bool = False,
         rel: float = 1e-9,
         abs_tol: float = 0.0,
+        experiment: bool = False,
     ) -> None:
         self.name = name
         self.kind = kind
@@ -215,9 +218,16 @@ class Question:
         self.rel = rel
         self.abs_tol = abs_tol
         self.tries = 0  # wrong tries so far: the next one gets the next hint
-        for value, _ in self.wrong:
-            if self.accepts(value):
-                raise ValueError(f"check {name!r}: the common wrong answer {value!r} is a right answer")
+        right = [value for value, _ in self.wrong if self.accepts(value)]
+        if right and not experiment:
+            raise ValueError(f"check {name!r}: the common wrong answer {right[0]!r} is a right answer")
+        # an experiment's expected value follows the reader's setting: a common wrong answer of one setting (the
+        # default's result) is the right one of another, and is then left out
+        kept: list[tuple[object, Hints]] = []
+        for value, hints in self.wrong:
+            if not self.accepts(value) and not any(same(value, other) for other, _ in kept):
+                kept.append((value, hints))  # two formulas of one experiment may give the same value: first wins
+        self.wrong = kept
 
     def accepts(self, answer: object) -> bool:
         """Whether ``answer`` is right (no printing, no counting)."""
@@ -380,6 +390,7 @@ def check(
     reveal: bool = False,
     wrong: WrongAnswers = (),
     parts: Sequence[str] | None = None,
+    experiment: bool = False,
 ) -> bool:
     """Whether ``answer`` equals ``expected`` with the same type (lists and tuples, sets, bytes interchangeable).
 
@@ -394,8 +405,13 @@ def check(
         reveal: add the expected value to a failure.
         wrong: common wrong answers, each with the hint (or hints) aimed at the misconception behind it.
         parts: names of the items of a tuple answer, used to say which one is wrong.
+        experiment: ``expected`` follows a setting the reader changes; a common wrong answer that is right for
+            this setting is left out instead of refused.
     """
-    return ask(Question(name, "equal", expected, hint=hint, wrong=wrong, parts=parts, reveal=reveal), answer)
+    question = Question(
+        name, "equal", expected, hint=hint, wrong=wrong, parts=parts, reveal=reveal, experiment=experiment
+    )
+    return ask(question, answer)
 
 
 def check_close(
@@ -408,13 +424,16 @@ def check_close(
     name: str = "answer",
     reveal: bool = False,
     wrong: WrongAnswers = (),
+    experiment: bool = False,
 ) -> bool:
     """Whether a number is within ``rel`` (relative) or ``abs`` (absolute) of ``expected``.
 
     A wrong number is told whether it is too high or too low. A string or a bool is never a number here, and NaN
     is never close to anything.
     """
-    question = Question(name, "close", expected, hint=hint, wrong=wrong, reveal=reveal, rel=rel, abs_tol=abs)
+    question = Question(
+        name, "close", expected, hint=hint, wrong=wrong, reveal=reveal, rel=rel, abs_tol=abs, experiment=experiment
+    )
     return ask(question, answer)
 
 
@@ -426,6 +445,7 @@ def check_unordered(
     name: str = "answer",
     reveal: bool = False,
     wrong: WrongAnswers = (),
+    experiment: bool = False,
 ) -> bool:
     """Whether two collections hold the same items, each as often, in any order (items compared as ``check``).
 
@@ -433,7 +453,7 @@ def check_unordered(
     which). A string is not a collection of characters here: ``"ab"`` does not answer ``["a", "b"]``.
     """
     items = expected if isinstance(expected, (list, tuple, set, frozenset)) else list(expected)
-    return ask(Question(name, "unordered", items, hint=hint, wrong=wrong, reveal=reveal), answer)
+    return ask(Question(name, "unordered", items, hint=hint, wrong=wrong, reveal=reveal, experiment=experiment), answer)
 
 
 def _same_multiset(answer: list[Any], expected: list[Any]) -> bool:
@@ -457,13 +477,14 @@ def check_that(
     hint: Hints = DEFAULT_HINT,
     name: str = "answer",
     wrong: WrongAnswers = (),
+    experiment: bool = False,
 ) -> bool:
     """Whether ``predicate(answer)`` holds; for questions with many right answers (any queue of one broker).
 
     A predicate that raises counts as a wrong answer (the exception's type is named, its text is not: it may
     give the answer away).
     """
-    question = Question(name, "that", predicate, hint=hint, wrong=wrong)
+    question = Question(name, "that", predicate, hint=hint, wrong=wrong, experiment=experiment)
     if _is_unanswered(answer):
         _ASKED[name] = question
         return report(False, name, NOT_ANSWERED)

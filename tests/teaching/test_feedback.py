@@ -148,3 +148,17 @@ def test_the_solution_keeps_the_readers_tries(capsys):
     solution("tries", 3)
     check(2, 3, name="tries", hint=hints)
     assert lines(capsys)[-1] == "✗ tries: second"
+
+
+@pytest.mark.spec("TEACH-12")
+def test_an_experiments_wrong_answer_that_this_setting_makes_right_is_left_out(capsys):
+    # the default's result (17) is a common wrong answer, unless the reader's setting gives 17 too
+    common = [(17, "that is the default's 16 retries plus the first delivery"), (2, "count the first delivery")]
+    check(17, 3, name="payments", wrong=common, experiment=True)
+    assert lines(capsys) == ["✗ payments: that is the default's 16 retries plus the first delivery"]
+    check(17, 17, name="payments at the default", wrong=common, experiment=True)
+    assert lines(capsys) == ["✓ payments at the default: correct"]
+    assert solution("payments at the default", 17) is True
+    assert lines(capsys) == ["✓ payments at the default: correct", "  (1 common wrong answer gets its own hint)"]
+    with pytest.raises(ValueError, match="is a right answer"):
+        check(17, 17, name="payments", wrong=common)  # outside an experiment it is the notebook's mistake
