@@ -47,7 +47,7 @@ refresh-notebooks: $(STAMP)
 # PySpark exercises: the data-source tests (one shared local[2] session) and the Spark notebooks.
 spark: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m spark tests/spark tests/labs tests/docs/test_experiments_page.py
-	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env spark/
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) --nbval --nbval-current-env spark/
 
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
