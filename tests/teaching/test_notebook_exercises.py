@@ -100,3 +100,29 @@ def test_only_solution_cells_print_a_passed_check(path):
     for index, cell in enumerate(cells(path)):
         if cell["cell_type"] == "code" and "solution" not in tags(cell):
             assert not PASSED.search(printed(cell)), f"{path.name} cell {index} prints a passed check"
+
+
+@pytest.mark.spec("TEACH-12", "TEACH-14")
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_prediction_names_a_common_wrong_answer_that_its_solution_proves(path):
+    for index, cell in exercises(path):
+        calls = check_calls(text(cell))
+        if not calls:
+            continue  # a Spark table exercise: its grader's wrong answers are tested in tests/labs
+        keywords = {kw.arg for kw in calls[0].keywords}
+        assert {"wrong", "hint"} <= keywords, f"{path.name} cell {index}: no common wrong answer or no hint"
+        _, solution = solution_after(path, index)
+        proof = printed(solution).splitlines()[1:]
+        assert proof and "common wrong answer" in proof[0], f"{path.name} cell {index}: {printed(solution)!r}"
+
+
+@pytest.mark.spec("TEACH-15")
+@pytest.mark.parametrize("path", sorted(ROOT.glob("notebooks/*.ipynb")), ids=lambda p: p.name)
+def test_every_flow_notebook_has_an_experiment(path):
+    experiments = [
+        index
+        for index, cell in exercises(path)
+        if any(kw.arg == "experiment" for call in check_calls(text(cell)) for kw in call.keywords)
+    ]
+    assert experiments, f"{path.name}: no exercise changes a setting and checks a fresh run (experiment=True)"
+    assert "## Try it" in "".join(text(cell) for cell in cells(path) if cell["cell_type"] == "markdown")
