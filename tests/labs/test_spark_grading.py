@@ -45,7 +45,7 @@ def test_a_pandas_key_left_in_the_index_counts_as_a_column(capsys):
 @pytest.mark.parametrize("answer", [None, ...])
 def test_an_empty_cell_is_not_answered_yet(capsys, answer):
     assert grade(answer, hint="look at brokerOffset") is False
-    assert verdict(capsys, False) == "✗ lag: not answered yet"
+    assert verdict(capsys, False) == "? lag: not answered yet"
 
 
 @pytest.mark.spec("SPEX-1")
