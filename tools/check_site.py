@@ -58,6 +58,7 @@ import tempfile
 import threading
 import urllib.parse
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -841,44 +842,55 @@ def _png_name(url_path: str) -> str:
     return (url_path.strip("/").replace("/", "-") or "index") + ".png"
 
 
+# Pages are checked two at a time: each check is mostly two Chromium processes (the DOM dump, the screenshot), so
+# two in flight keep both cores busy. Results are printed and collected in page order.
+PAGE_WORKERS = 2
+
+
+def check_page(check, base: str, out: Path | None, chromium: str) -> tuple[list[str], str]:
+    """The problems of one page (prefixed with its path) and its progress line."""
+    url = base + check.url_path
+    label = "/" + check.url_path
+    static = analyse_html(check.file.read_text(encoding="utf-8"))
+    problems = [] if static.title else [f"{label}: the built file has no <title>"]
+    rendered = analyse_html(dump_dom(chromium, url))
+    found = check_diagrams(static, rendered)
+    sources = static.mermaid_texts
+    if check.notebook is not None:
+        notebook = json.loads(check.notebook.read_text(encoding="utf-8"))
+        cells = len(notebook.get("cells", []))
+        found += check_notebook(notebook_title(check.notebook), cells, rendered, notebook_figures(notebook))
+        # The notebook, not the built page, says what each label reads: a build that mangles one is caught.
+        sources = notebook_diagram_sources(notebook)
+        if len(sources) != static.mermaid_sources:
+            found.append(f"{len(sources)} diagram(s) in the notebook, {static.mermaid_sources} in its page")
+    if len(sources) == rendered.drawn_diagrams:
+        found += check_diagram_labels(sources, rendered.diagram_labels)
+    found += check_glyphs(rendered)
+    if check.api:
+        found += check_api_page(static, rendered)
+    if check.layout:
+        found += check_tables(rendered)
+    problems += [f"{label}: {problem}" for problem in found]
+    if out is not None:
+        screenshot(chromium, url, out / _png_name(check.url_path))
+    status = "ok" if not found else "FAILED"
+    line = (
+        f"checked {label}: {static.mermaid_sources} diagram(s), {rendered.drawn_diagrams} drawn, "
+        f"{sum(len(labels) for labels in rendered.diagram_labels)} label(s), "
+        f"{rendered.notebook_cells} notebook cell(s), {rendered.source_blocks} source block(s): {status}"
+    )
+    return problems, line
+
+
 def check_site(site: Path, notebooks: Sequence[Path], out: Path | None, chromium: str) -> list[str]:
     """Every problem found on the built site (empty when it passes)."""
     checks, problems = pages_to_check(site, notebooks)
     problems += static_problems(site)
-    with serve(site) as (base, missing):
-        for check in checks:
-            url = base + check.url_path
-            label = "/" + check.url_path
-            static = analyse_html(check.file.read_text(encoding="utf-8"))
-            if not static.title:
-                problems.append(f"{label}: the built file has no <title>")
-            rendered = analyse_html(dump_dom(chromium, url))
-            found = check_diagrams(static, rendered)
-            sources = static.mermaid_texts
-            if check.notebook is not None:
-                notebook = json.loads(check.notebook.read_text(encoding="utf-8"))
-                cells = len(notebook.get("cells", []))
-                found += check_notebook(notebook_title(check.notebook), cells, rendered, notebook_figures(notebook))
-                # The notebook, not the built page, says what each label reads: a build that mangles one is caught.
-                sources = notebook_diagram_sources(notebook)
-                if len(sources) != static.mermaid_sources:
-                    found.append(f"{len(sources)} diagram(s) in the notebook, {static.mermaid_sources} in its page")
-            if len(sources) == rendered.drawn_diagrams:
-                found += check_diagram_labels(sources, rendered.diagram_labels)
-            found += check_glyphs(rendered)
-            if check.api:
-                found += check_api_page(static, rendered)
-            if check.layout:
-                found += check_tables(rendered)
-            problems += [f"{label}: {problem}" for problem in found]
-            if out is not None:
-                screenshot(chromium, url, out / _png_name(check.url_path))
-            status = "ok" if not found else "FAILED"
-            print(
-                f"checked {label}: {static.mermaid_sources} diagram(s), {rendered.drawn_diagrams} drawn, "
-                f"{sum(len(labels) for labels in rendered.diagram_labels)} label(s), "
-                f"{rendered.notebook_cells} notebook cell(s), {rendered.source_blocks} source block(s): {status}"
-            )
+    with serve(site) as (base, missing), ThreadPoolExecutor(max_workers=PAGE_WORKERS) as pool:
+        for found, line in pool.map(lambda check: check_page(check, base, out, chromium), checks):
+            problems += found
+            print(line, flush=True)
         problems += [f"requested but missing from the site: {path}" for path in sorted(set(missing))]
     return problems
 
