@@ -12,14 +12,12 @@ answer gets its own hint.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
 
 import pytest
 
 from mqlab.teaching import checks
+from tests import notebook_experiments as cells_of
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 EVEN = ["broker-a:0", "broker-a:2", "broker-b:0", "broker-b:2"]
@@ -67,61 +65,31 @@ EXPERIMENTS = {
 }
 
 
-def _source(cell: dict) -> str:
-    return "".join(cell["source"])
-
-
-def _run(source: str, namespace: dict) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<notebook cell>", "exec"), namespace)  # the notebook's own cells
-    return out.getvalue()
-
-
-def _answered(experiment: str, stored: str, setting: str, answer: object) -> str:
-    assert experiment.startswith(stored + "  #"), "the stored setting is the first line of the experiment cell"
-    return experiment.replace(stored, setting, 1).replace("answer = ...", f"answer = {answer!r}", 1)
-
-
-def _hint_for(name: str, value: object) -> object:
-    """The hint the experiment's check gives the common wrong answer ``value``, compared as the check compares."""
-    question = checks._ASKED[name]
-    for wrong, hint in question.wrong:
-        if checks.Question("common wrong answer", question.kind, wrong).accepts(value):
-            return hint
-    raise AssertionError(f"{value!r} is no common wrong answer of {name!r}")
-
-
 @pytest.mark.slow
 @pytest.mark.notebooks
 @pytest.mark.parametrize("notebook", sorted(EXPERIMENTS))
 def test_the_experiment_checks_the_learners_setting_against_a_fresh_run(notebook, monkeypatch, tmp_path):
     name, (stored, stored_result), (own, own_result), (other, other_result) = EXPERIMENTS[notebook]
-    cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    [index] = [
-        i for i, c in enumerate(cells) if "exercise" in c["metadata"].get("tags", []) and f'name="{name}"' in _source(c)
-    ]
-    experiment = _source(cells[index])
+    cells, index = cells_of.experiment_cell(NOTEBOOKS / notebook, name)
+    experiment = cells_of.source(cells[index])
     monkeypatch.chdir(tmp_path)  # the notebook's stores are relative to the working directory
     namespace: dict = {}
     try:
-        for cell in cells[:index]:
-            if cell["cell_type"] == "code":
-                _run(_source(cell), namespace)
+        cells_of.run_code_cells(cells[:index], namespace)
         # the stored setting: the notebook's own setting's result is a common wrong answer with its own hint
-        said = _run(_answered(experiment, stored, stored, own_result), namespace)
-        own_hint = _hint_for(name, own_result)
+        said = cells_of.run(cells_of.answered(experiment, stored, stored, own_result), namespace)
+        own_hint = cells_of.hint_for(name, own_result)
         assert isinstance(own_hint, str) and said == f"✗ {name}: {own_hint}\n", said
-        assert _run(f"_ = solution({name!r}, {stored_result!r})", namespace).startswith(f"✓ {name}: correct\n")
+        assert cells_of.run(f"_ = solution({name!r}, {stored_result!r})", namespace).startswith(f"✓ {name}: correct\n")
         # the learner's edits: the notebook's own setting, then another; each result is right for its setting
         for setting, result in [(own, own_result), (other, other_result)]:
-            said = _run(_answered(experiment, stored, setting, result), namespace)
+            said = cells_of.run(cells_of.answered(experiment, stored, setting, result), namespace)
             assert said.endswith(f"✓ {name}: correct\n"), (setting, said)
             question = checks._ASKED[name]
             assert not any(question.accepts(value) for value, _ in question.wrong), setting
-            assert _run(f"_ = solution({name!r}, {result!r})", namespace).startswith(f"✓ {name}: correct\n")
+            assert cells_of.run(f"_ = solution({name!r}, {result!r})", namespace).startswith(f"✓ {name}: correct\n")
         # a wrong answer to the stored setting that is no common one is told which part is wrong, or the hint
-        said = _run(_answered(experiment, stored, stored, other_result), namespace)
+        said = cells_of.run(cells_of.answered(experiment, stored, stored, other_result), namespace)
         assert said.startswith(f"✗ {name}: ") and repr(stored_result) not in said, said
     finally:
         if "cluster" in namespace:

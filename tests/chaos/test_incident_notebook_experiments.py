@@ -10,13 +10,12 @@ the notebook stores must still refuse it.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import shutil
 from pathlib import Path
 
 import pytest
+
+from tests import notebook_experiments as cells_of
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -56,43 +55,27 @@ EXPERIMENTS = {
 }
 
 
-def _source(cell: dict) -> str:
-    return "".join(cell["source"])
-
-
-def _run(source: str, namespace: dict) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<notebook cell>", "exec"), namespace)  # the notebook's own cells
-    return out.getvalue()
-
-
 @pytest.mark.slow
 @pytest.mark.notebooks
 @pytest.mark.parametrize("notebook", sorted(EXPERIMENTS))
 def test_the_experiment_checks_the_learners_setting_against_a_fresh_run(notebook, monkeypatch):
     stored, default, name, default_result = EXPERIMENTS[notebook]
-    cells = json.loads((NOTEBOOKS / notebook).read_text(encoding="utf-8"))["cells"]
-    [index] = [
-        i for i, c in enumerate(cells) if "exercise" in c["metadata"].get("tags", []) and f'name="{name}"' in _source(c)
-    ]
-    experiment = _source(cells[index])
+    cells, index = cells_of.experiment_cell(NOTEBOOKS / notebook, name)
+    experiment = cells_of.source(cells[index])
     assert experiment.startswith(stored), "the stored setting is the first line of the experiment cell"
     monkeypatch.chdir(NOTEBOOKS)
     namespace: dict = {}
     store = None
     try:
-        for cell in cells[:index]:
-            if cell["cell_type"] == "code":
-                _run(_source(cell), namespace)
+        cells_of.run_code_cells(cells[:index], namespace)
         store = namespace["STORE"]
         answered = experiment.replace("answer = ...", f"answer = {default_result!r}", 1)
         # the stored setting: the default's result is a common wrong answer with its own hint
-        said = _run(answered, namespace)
+        said = cells_of.run(answered, namespace)
         own_hint = dict(namespace["common"])[default_result]
         assert said == f"✗ {name}: {own_hint}\n", said
         # the learner's edit: the default setting, run again; its result is now right
-        said = _run(answered.replace(stored, default, 1), namespace)
+        said = cells_of.run(answered.replace(stored, default, 1), namespace)
         assert said.endswith(f"✓ {name}: correct\n"), said
     finally:
         if store is not None:
